@@ -1,0 +1,14 @@
+// Package gadget holds the bellperson-compatible gadgets that Filecoin's circuits are built
+// from, each with a native twin: Boolean (three-state, with upstream's constant folding),
+// AllocatedNum/Num, bit decompositions, multipacking, UInt32 with MultiEq, SHA-256 and the
+// tree-D node hash (Sha254), pick/insert, Poseidon, and Merkle inclusion (PoR).
+//
+// Every gadget emits exactly the rows upstream emits: same order, same A/B/C sides, same
+// coefficients, same aux allocation order. The official parameter files are tied to that
+// exact R1CS, so the row-by-row tests in this package are the contract. The spec is
+// shared/spec/circuits.md §1, §3–§6.
+//
+// Gadgets always compute witness values. Constraint systems that only need the shape ignore
+// them, so one code path serves proving and recording. Whether a gadget emits rows depends
+// only on which Booleans are constants, never on witness values.
+package gadget

@@ -1,0 +1,90 @@
+package gadget
+
+import (
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/snarkpipe/snarkpipe/prover/r1cs"
+)
+
+// AllocatedNum is a field element held by one variable (bellpepper's AllocatedNum).
+type AllocatedNum struct {
+	Var   r1cs.Variable
+	Value fr.Element
+}
+
+// AllocNum allocates value as one aux variable. It emits no row.
+func AllocNum(cs r1cs.ConstraintSystem, value fr.Element) AllocatedNum {
+	return AllocatedNum{Var: cs.Alloc(value), Value: value}
+}
+
+// Inputize makes n public: it allocates input i with n's value and emits the row
+// i | ONE | n.
+func (n AllocatedNum) Inputize(cs r1cs.ConstraintSystem) AllocatedNum {
+	in := cs.AllocInput(n.Value)
+	s := getScratch()
+	s.a.Add(in)
+	s.b.Add(r1cs.One)
+	s.c.Add(n.Var)
+	cs.Enforce("inputize", &s.a, &s.b, &s.c)
+	putScratch(s)
+	return AllocatedNum{Var: in, Value: n.Value}
+}
+
+// LC returns 1·n as a fresh linear combination.
+func (n AllocatedNum) LC() r1cs.LC { return r1cs.LC{{Var: n.Var, Coeff: r1cs.CoeffOne()}} }
+
+// Num is a linear combination together with its value (bellpepper's Num). Building one
+// emits nothing; it becomes a row only when a gadget enforces it.
+type Num struct {
+	LC    r1cs.LC
+	Value fr.Element
+}
+
+// NumFrom returns 1·n as a Num.
+func NumFrom(n AllocatedNum) Num { return Num{LC: n.LC(), Value: n.Value} }
+
+// AddBoolWithCoeff adds coeff·lc(b) (bellpepper's add_bool_with_coeff).
+func (n *Num) AddBoolWithCoeff(b Boolean, coeff *fr.Element) {
+	b.AddToLC(&n.LC, coeff)
+	if b.Value {
+		n.Value.Add(&n.Value, coeff)
+	}
+}
+
+// AddScaled adds coeff·m.
+func (n *Num) AddScaled(coeff *fr.Element, m Num) {
+	n.LC.AddScaledLC(coeff, m.LC)
+	var t fr.Element
+	t.Mul(coeff, &m.Value)
+	n.Value.Add(&n.Value, &t)
+}
+
+// Equal enforces a = b with the row a | ONE | b (rfp constraint::equal). No aux.
+func Equal(cs r1cs.ConstraintSystem, a, b AllocatedNum) {
+	s := getScratch()
+	s.a.Add(a.Var)
+	s.b.Add(r1cs.One)
+	s.c.Add(b.Var)
+	cs.Enforce("equal", &s.a, &s.b, &s.c)
+	putScratch(s)
+}
+
+// Add allocates r = a + b with the row a + b | ONE | r (rfp constraint::add).
+func Add(cs r1cs.ConstraintSystem, a, b AllocatedNum) AllocatedNum {
+	var v fr.Element
+	v.Add(&a.Value, &b.Value)
+	r := AllocNum(cs, v)
+	s := getScratch()
+	s.a.Add(a.Var)
+	s.a.Add(b.Var)
+	s.b.Add(r1cs.One)
+	s.c.Add(r.Var)
+	cs.Enforce("add", &s.a, &s.b, &s.c)
+	putScratch(s)
+	return r
+}
+
+// Encode is rfp's encode(key, value) = key + value, used for replica = label + data.
+func Encode(cs r1cs.ConstraintSystem, key, value AllocatedNum) AllocatedNum {
+	return Add(cs, key, value)
+}
