@@ -1,0 +1,74 @@
+package cpu
+
+import (
+	"fmt"
+	"math/big"
+	"math/bits"
+	"sync"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
+)
+
+// domain returns the cached evaluation domain of size m. Its generator is
+// 7^((r−1)/2^32) raised to 2^(32−log m), and its coset shift 7: both equal bellperson's.
+func (b *Backend) domain(m int) *fft.Domain {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	d, ok := b.domains[uint64(m)]
+	if !ok {
+		d = fft.NewDomain(uint64(m))
+		b.domains[uint64(m)] = d
+	}
+	return d
+}
+
+// QuotientH computes h = (A·B − C)/(X^m − 1) from row evaluations, as bellperson does
+// (see backend.Backend). Bit-reversals are avoided by pairing gnark's DIF (natural in,
+// bit-reversed out) with DIT (bit-reversed in, natural out).
+func (b *Backend) QuotientH(a, bv, c []fr.Element) error {
+	m := len(a)
+	if m < 2 || bits.OnesCount(uint(m)) != 1 || len(bv) != m || len(c) != m {
+		return fmt.Errorf("cpu backend: QuotientH needs three vectors of one power-of-two length ≥ 2, got %d/%d/%d", len(a), len(bv), len(c))
+	}
+	d := b.domain(m)
+	tasks := fft.WithNbTasks(b.tasks)
+	var wg sync.WaitGroup
+	for _, v := range [][]fr.Element{a, bv, c} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d.FFTInverse(v, fft.DIF, tasks)
+			d.FFT(v, fft.DIT, fft.OnCoset(), tasks)
+		}()
+	}
+	wg.Wait()
+
+	// On the coset g·⟨ω⟩, X^m − 1 is the constant g^m − 1.
+	var zInv fr.Element
+	zInv.Exp(d.FrMultiplicativeGen, new(big.Int).SetUint64(uint64(m)))
+	one := fr.One()
+	zInv.Sub(&zInv, &one).Inverse(&zInv)
+	parallelRange(m, b.tasks, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			a[i].Mul(&a[i], &bv[i]).Sub(&a[i], &c[i]).Mul(&a[i], &zInv)
+		}
+	})
+
+	d.FFTInverse(a, fft.DIF, fft.OnCoset(), tasks)
+	fft.BitReverse(a)
+	return nil
+}
+
+func parallelRange(n, tasks int, f func(lo, hi int)) {
+	tasks = max(1, min(tasks, n/4096))
+	var wg sync.WaitGroup
+	for t := 0; t < tasks; t++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(n*t/tasks, n*(t+1)/tasks)
+		}()
+	}
+	wg.Wait()
+}
