@@ -7,7 +7,7 @@ import "github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 type Counter struct {
 	namespaces
 	sizes   Sizes
-	density density
+	density Density
 }
 
 // NewCounter returns a counter with ONE allocated.
@@ -43,8 +43,11 @@ func (c *Counter) Enforce(_ string, a, b, _ *LC) {
 // Sizes returns the counts so far.
 func (c *Counter) Sizes() Sizes { return c.sizes }
 
+// Density returns the density bitmaps so far.
+func (c *Counter) Density() *Density { return &c.density }
+
 // Counts returns the sizes and density popcounts so far.
-func (c *Counter) Counts() Counts { return c.density.counts(c.sizes) }
+func (c *Counter) Counts() Counts { return c.density.Counts(c.sizes) }
 
 func deref(lc *LC) LC {
 	if lc == nil {

@@ -1,36 +1,39 @@
 package r1cs
 
-// density tracks, per variable, whether it occurs with a non-zero coefficient in A or B.
+// Density tells, per variable, whether it occurs with a non-zero coefficient in A or B.
 // These bitmaps decide which points of the a, b_g1 and b_g2 parameter vectors exist
-// (bellperson drops identity points), so they must match upstream exactly: aux in A,
-// inputs in B, aux in B. Inputs are always dense in A because of the per-input rows.
-type density struct {
-	aAux, bInput, bAux Bitmap
+// (bellperson drops identity points), and so how the prover walks them; they must match
+// upstream exactly. Inputs are always dense in A because of the per-input rows, so only
+// aux variables are tracked for A.
+type Density struct {
+	AAux   Bitmap // aux variables with a non-zero A coefficient somewhere
+	BInput Bitmap // inputs with a non-zero B coefficient somewhere
+	BAux   Bitmap // aux variables with a non-zero B coefficient somewhere
 }
 
-func newDensity(c Capacity) density {
-	return density{aAux: newBitmap(c.Aux), bInput: newBitmap(c.Inputs), bAux: newBitmap(c.Aux)}
+func newDensity(c Capacity) Density {
+	return Density{AAux: newBitmap(c.Aux), BInput: newBitmap(c.Inputs), BAux: newBitmap(c.Aux)}
 }
 
-func (d *density) allocInput() { d.bInput.Append(false) }
+func (d *Density) allocInput() { d.BInput.Append(false) }
 
-func (d *density) allocAux() {
-	d.aAux.Append(false)
-	d.bAux.Append(false)
+func (d *Density) allocAux() {
+	d.AAux.Append(false)
+	d.BAux.Append(false)
 }
 
 // mark records the canonical terms of a row's A and B sides.
-func (d *density) mark(a, b LC) {
+func (d *Density) mark(a, b LC) {
 	for i := range a {
 		if a[i].Var.IsAux() {
-			d.aAux.Set(a[i].Var.Index())
+			d.AAux.Set(a[i].Var.Index())
 		}
 	}
 	for i := range b {
 		if b[i].Var.IsAux() {
-			d.bAux.Set(b[i].Var.Index())
+			d.BAux.Set(b[i].Var.Index())
 		} else {
-			d.bInput.Set(b[i].Var.Index())
+			d.BInput.Set(b[i].Var.Index())
 		}
 	}
 }
@@ -42,6 +45,7 @@ type Counts struct {
 	AAux, BInput, BAux int
 }
 
-func (d *density) counts(s Sizes) Counts {
-	return Counts{Sizes: s, AAux: d.aAux.Count(), BInput: d.bInput.Count(), BAux: d.bAux.Count()}
+// Counts returns s with the popcounts of d.
+func (d *Density) Counts(s Sizes) Counts {
+	return Counts{Sizes: s, AAux: d.AAux.Count(), BInput: d.BInput.Count(), BAux: d.BAux.Count()}
 }

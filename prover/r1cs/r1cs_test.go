@@ -122,10 +122,10 @@ func TestCanonicalDensity(t *testing.T) {
 	c.Add(z)
 	rec.Enforce("row", &a, &b, &c)
 	s := rec.Finish()
-	if s.ADensityAux.Get(x.Index()) || !s.ADensityAux.Get(y.Index()) || s.ADensityAux.Get(z.Index()) {
-		t.Fatalf("A density wrong: %b", s.ADensityAux.Words)
+	if s.AAux.Get(x.Index()) || !s.AAux.Get(y.Index()) || s.AAux.Get(z.Index()) {
+		t.Fatalf("A density wrong: %b", s.AAux.Words)
 	}
-	if !s.BDensityInput.Get(in.Index()) || s.BDensityInput.Get(0) || s.BDensityAux.Count() != 0 {
+	if !s.BInput.Get(in.Index()) || s.BInput.Get(0) || s.BAux.Count() != 0 {
 		t.Fatal("B density wrong")
 	}
 	ra, rb, _ := s.Row(0)

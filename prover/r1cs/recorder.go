@@ -7,7 +7,7 @@ import "github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 type Recorder struct {
 	namespaces
 	shape    Shape
-	density  density
+	density  Density
 	coeffIdx map[fr.Element]uint32
 	finished bool
 }
@@ -102,7 +102,7 @@ func (r *Recorder) Finish() *Shape {
 		}
 	}
 	r.coeffIdx = nil
-	s.ADensityAux, s.BDensityInput, s.BDensityAux = r.density.aAux, r.density.bInput, r.density.bAux
+	s.Density = r.density
 	s.Digest = s.digest()
 	return s
 }

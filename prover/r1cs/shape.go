@@ -36,9 +36,7 @@ type Shape struct {
 	A, B, C Matrix
 	Coeffs  []fr.Element
 
-	ADensityAux   Bitmap // aux variables with a non-zero A coefficient somewhere
-	BDensityInput Bitmap // inputs with a non-zero B coefficient somewhere
-	BDensityAux   Bitmap // aux variables with a non-zero B coefficient somewhere
+	Density
 
 	// Digest is SHA-256 over the sizes, the three matrices and the coefficient table:
 	// two systems with equal digests are the same R1CS, allocation order included.
@@ -47,7 +45,7 @@ type Shape struct {
 
 // Counts returns the sizes and density popcounts.
 func (s *Shape) Counts() Counts {
-	return Counts{Sizes: s.Sizes, AAux: s.ADensityAux.Count(), BInput: s.BDensityInput.Count(), BAux: s.BDensityAux.Count()}
+	return s.Density.Counts(s.Sizes)
 }
 
 // Row returns row j's three sides as canonical linear combinations (for tests and error
@@ -89,7 +87,7 @@ func (s *Shape) Validate() error {
 			}
 		}
 	}
-	if s.ADensityAux.Len != s.NumAux || s.BDensityAux.Len != s.NumAux || s.BDensityInput.Len != s.NumInputs {
+	if s.AAux.Len != s.NumAux || s.BAux.Len != s.NumAux || s.BInput.Len != s.NumInputs {
 		return fmt.Errorf("r1cs: shape density bitmaps do not match sizes")
 	}
 	if s.digest() != s.Digest {
