@@ -85,8 +85,8 @@ func newGrain(t, rf, rp int) *grain {
 			pos++
 		}
 	}
-	put(2, 1)  // prime field
-	put(4, 1)  // S-box x^5
+	put(2, 1) // prime field
+	put(4, 1) // S-box x^5
 	put(12, poseidonFieldBits)
 	put(12, uint64(t))
 	put(10, uint64(rf))
