@@ -88,3 +88,82 @@ func Add(cs r1cs.ConstraintSystem, a, b AllocatedNum) AllocatedNum {
 func Encode(cs r1cs.ConstraintSystem, key, value AllocatedNum) AllocatedNum {
 	return Add(cs, key, value)
 }
+
+// Sub allocates r = a − b with the row r + b | ONE | a (rfp constraint::sub; decode).
+func Sub(cs r1cs.ConstraintSystem, a, b AllocatedNum) AllocatedNum {
+	var v fr.Element
+	v.Sub(&a.Value, &b.Value)
+	r := AllocNum(cs, v)
+	s := getScratch()
+	s.a.Add(r.Var)
+	s.a.Add(b.Var)
+	s.b.Add(r1cs.One)
+	s.c.Add(a.Var)
+	cs.Enforce("subtraction constraint", &s.a, &s.b, &s.c)
+	putScratch(s)
+	return r
+}
+
+// Mul allocates r = a·b with the row a | b | r.
+func Mul(cs r1cs.ConstraintSystem, a, b AllocatedNum) AllocatedNum {
+	var v fr.Element
+	v.Mul(&a.Value, &b.Value)
+	r := AllocNum(cs, v)
+	s := getScratch()
+	s.a.Add(a.Var)
+	s.b.Add(b.Var)
+	s.c.Add(r.Var)
+	cs.Enforce("multiplication constraint", &s.a, &s.b, &s.c)
+	putScratch(s)
+	return r
+}
+
+// Square allocates r = a² with the row a | a | r.
+func Square(cs r1cs.ConstraintSystem, a AllocatedNum) AllocatedNum { return Mul(cs, a, a) }
+
+// ConditionallyReverse returns (b, a) when cond is true and (a, b) otherwise
+// (bellpepper's conditionally_reverse): aux c, row a − b | cond | a − c; then aux d, row
+// b − a | cond | b − d.
+func ConditionallyReverse(cs r1cs.ConstraintSystem, a, b AllocatedNum, cond Boolean) (AllocatedNum, AllocatedNum) {
+	first, second := a.Value, b.Value
+	if cond.Value {
+		first, second = b.Value, a.Value
+	}
+	c := AllocNum(cs, first)
+	s := getScratch()
+	s.a.Add(a.Var)
+	s.a.Sub(b.Var)
+	cond.addTo(&s.b)
+	s.c.Add(a.Var)
+	s.c.Sub(c.Var)
+	cs.Enforce("first conditional reversal", &s.a, &s.b, &s.c)
+	putScratch(s)
+
+	d := AllocNum(cs, second)
+	s = getScratch()
+	s.a.Add(b.Var)
+	s.a.Sub(a.Var)
+	cond.addTo(&s.b)
+	s.c.Add(b.Var)
+	s.c.Sub(d.Var)
+	cs.Enforce("second conditional reversal", &s.a, &s.b, &s.c)
+	putScratch(s)
+	return c, d
+}
+
+// Add returns n + m (bellpepper Num::add).
+func (n Num) Add(m Num) Num {
+	out := Num{LC: make(r1cs.LC, 0, len(n.LC)+len(m.LC))}
+	out.LC.AddLC(n.LC)
+	out.LC.AddLC(m.LC)
+	out.Value.Add(&n.Value, &m.Value)
+	return out
+}
+
+// Scale returns c·n (bellpepper Num::scale).
+func (n Num) Scale(c *fr.Element) Num {
+	out := Num{LC: make(r1cs.LC, 0, len(n.LC))}
+	out.LC.AddScaledLC(c, n.LC)
+	out.Value.Mul(&n.Value, c)
+	return out
+}
