@@ -1,0 +1,203 @@
+package gadget
+
+import (
+	"errors"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/snarkpipe/snarkpipe/prover/r1cs"
+)
+
+// poseidonCircuitRows are the upstream row counts of §5.3 (nep test_poseidon_hash, rfp
+// test_hash2_circuit and test_hash_single_column_circuit).
+var poseidonCircuitRows = map[int]int{2: 311, 4: 377, 8: 505, 11: 598, 16: 761, 24: 1009, 36: 1385}
+
+// allocPreimage allocates the preimage as the first aux variables.
+func allocPreimage(cs r1cs.ConstraintSystem, values []fr.Element) []AllocatedNum {
+	out := make([]AllocatedNum, len(values))
+	for i := range values {
+		out[i] = AllocNum(cs, values[i])
+	}
+	return out
+}
+
+func TestPoseidonCircuitCounts(t *testing.T) {
+	for _, arity := range PoseidonArities {
+		c := poseidonForTest(t, arity)
+		cs := r1cs.NewCounter()
+		if _, err := PoseidonHashCircuit(cs, c, allocPreimage(cs, ascending(arity))); err != nil {
+			t.Fatal(err)
+		}
+		s := cs.Sizes()
+		want := poseidonCircuitRows[arity]
+		if s.NumConstraints != want || s.NumAux-arity != want || s.NumInputs != 1 {
+			t.Errorf("arity %d: rows %d aux %d inputs %d, want %d rows, %d aux, 1 input",
+				arity, s.NumConstraints, s.NumAux-arity, s.NumInputs, want, want)
+		}
+		// The formula of §5.3 for the same instance.
+		tw := c.Width
+		formula := 3*(tw*c.FullRounds+c.PartialRounds-1) + (tw*c.FullRounds + c.PartialRounds - arity)
+		if formula != want {
+			t.Errorf("arity %d: formula gives %d", arity, formula)
+		}
+	}
+}
+
+// TestPoseidonCircuitMatchesNative: the circuit digest equals the native digest, the
+// assignment satisfies every row (Checker) and the witness holds the digest (§11.2f).
+func TestPoseidonCircuitMatchesNative(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	trials := 4
+	if testing.Short() {
+		trials = 1
+	}
+	for _, arity := range PoseidonArities {
+		c := poseidonForTest(t, arity)
+		for trial := range trials + 1 {
+			in := ascending(arity) // the §10 preimage first, then random ones
+			if trial > 0 {
+				in = randomElements(rng, arity)
+			}
+			var want fr.Element
+			if err := c.Hash(&want, in); err != nil {
+				t.Fatal(err)
+			}
+
+			chk := r1cs.NewChecker()
+			out, err := PoseidonHashCircuit(chk, c, allocPreimage(chk, in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := chk.Err(); err != nil {
+				t.Fatalf("arity %d: %v", arity, err)
+			}
+			if !out.Value.Equal(&want) {
+				t.Fatalf("arity %d: circuit digest %s, native %s", arity, out.Value.String(), want.String())
+			}
+
+			w := r1cs.NewWitness(r1cs.Capacity{})
+			outW, err := PoseidonHashCircuit(w, c, allocPreimage(w, in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := w.Aux[outW.Var.Index()]; !outW.Var.IsAux() || !got.Equal(&want) {
+				t.Fatalf("arity %d: witness digest %s", arity, got.String())
+			}
+			for j := range w.A {
+				var ab fr.Element
+				ab.Mul(&w.A[j], &w.B[j])
+				if !ab.Equal(&w.C[j]) {
+					t.Fatalf("arity %d: witness row %d unsatisfied", arity, j)
+				}
+			}
+		}
+	}
+}
+
+// tamperCS adds 1 to the value of the target-th aux allocation.
+type tamperCS struct {
+	r1cs.ConstraintSystem
+	target, n int
+}
+
+func (t *tamperCS) Alloc(v fr.Element) r1cs.Variable {
+	if t.n == t.target {
+		one := r1cs.CoeffOne()
+		v.Add(&v, &one)
+	}
+	t.n++
+	return t.ConstraintSystem.Alloc(v)
+}
+
+// TestPoseidonCircuitTamperedAux: every aux the hash allocates is defined by the row
+// emitted right after it, so a wrong value for hash aux j makes exactly row j fail first.
+func TestPoseidonCircuitTamperedAux(t *testing.T) {
+	for _, arity := range []int{2, 8, 11} {
+		c := poseidonForTest(t, arity)
+		rows := poseidonCircuitRows[arity]
+		for _, j := range []int{0, 1, 2, 3 * arity, 3*arity + 1, rows / 2, rows - 2, rows - 1} {
+			chk := r1cs.NewChecker()
+			cs := &tamperCS{ConstraintSystem: chk, target: arity + j}
+			if _, err := PoseidonHashCircuit(cs, c, allocPreimage(cs, ascending(arity))); err != nil {
+				t.Fatal(err)
+			}
+			var unsat *r1cs.UnsatisfiedError
+			if err := chk.Err(); !errors.As(err, &unsat) || unsat.Row != j {
+				t.Errorf("arity %d, tampered hash aux %d: checker says %v, want row %d", arity, j, err, j)
+			}
+		}
+	}
+}
+
+func TestPoseidonCircuitBadInput(t *testing.T) {
+	cs := r1cs.NewCounter()
+	c := poseidonForTest(t, 8)
+	for _, n := range []int{0, 7, 9} {
+		if _, err := PoseidonHashCircuit(cs, c, make([]AllocatedNum, n)); !errors.Is(err, ErrPoseidonPreimage) {
+			t.Errorf("%d elements: err = %v", n, err)
+		}
+	}
+	if _, err := PoseidonHashCircuit(cs, nil, nil); !errors.Is(err, ErrPoseidonConstants) {
+		t.Errorf("nil constants: err = %v", err)
+	}
+	if _, err := HashMDCircuit(cs, make([]AllocatedNum, 1)); !errors.Is(err, ErrPoseidonPreimage) {
+		t.Errorf("hash_md of 1 element: err = %v", err)
+	}
+	if s := cs.Sizes(); s.NumConstraints != 0 || s.NumAux != 0 {
+		t.Errorf("rejected calls emitted %+v", s)
+	}
+}
+
+// TestHashMDCircuit: rfp's hash_md_circuit costs 2 × 1385 = 2770 rows for 71 elements
+// (§10) and equals the native HashMD; a short last chunk adds unconstrained zero aux.
+func TestHashMDCircuit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	ones := make([]fr.Element, 71)
+	for i := range ones {
+		ones[i].SetOne()
+	}
+	cases := []struct {
+		in      []fr.Element
+		padding int
+	}{
+		{ones, 0},
+		{randomElements(rng, 1+35+10), 25},
+		{randomElements(rng, 2), 34},
+	}
+	for _, tc := range cases {
+		var want fr.Element
+		if err := HashMD(&want, tc.in); err != nil {
+			t.Fatal(err)
+		}
+		chk := r1cs.NewChecker()
+		out, err := HashMDCircuit(chk, allocPreimage(chk, tc.in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := chk.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if !out.Value.Equal(&want) {
+			t.Errorf("%d elements: circuit %s, native %s", len(tc.in), out.Value.String(), want.String())
+		}
+		hashes := (len(tc.in) - 1 + 34) / 35
+		s := chk.Sizes()
+		if s.NumConstraints != 1385*hashes || s.NumAux != len(tc.in)+1385*hashes+tc.padding {
+			t.Errorf("%d elements: %+v, want %d rows, %d aux", len(tc.in), s, 1385*hashes, len(tc.in)+1385*hashes+tc.padding)
+		}
+	}
+}
+
+func BenchmarkPoseidonCircuitWitness8(b *testing.B) {
+	c := poseidonForTest(b, 8)
+	in := ascending(8)
+	b.ReportAllocs()
+	for b.Loop() {
+		w := r1cs.NewWitness(r1cs.Capacity{Aux: 8 + 505, Constraints: 505, Inputs: 1})
+		if _, err := PoseidonHashCircuit(w, c, allocPreimage(w, in)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
