@@ -7,14 +7,14 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 )
 
-var benchSink fr.Element
+var poseidonBenchSink fr.Element
 
 func benchmarkPoseidon(b *testing.B, arity int) {
 	c := poseidonForTest(b, arity)
-	in := randomElements(rand.New(rand.NewPCG(3, 4)), arity)
+	in := poseidonRandom(rand.New(rand.NewPCG(3, 4)), arity)
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := c.Hash(&benchSink, in); err != nil {
+		if err := c.Hash(&poseidonBenchSink, in); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -25,10 +25,10 @@ func BenchmarkPoseidon8(b *testing.B)  { benchmarkPoseidon(b, 8) }
 func BenchmarkPoseidon11(b *testing.B) { benchmarkPoseidon(b, 11) }
 
 func BenchmarkHashPoseidon2(b *testing.B) {
-	in := randomElements(rand.New(rand.NewPCG(5, 6)), 2)
+	in := poseidonRandom(rand.New(rand.NewPCG(5, 6)), 2)
 	b.ReportAllocs()
 	for b.Loop() {
-		benchSink = HashPoseidon2(&in[0], &in[1])
+		poseidonBenchSink = HashPoseidon2(&in[0], &in[1])
 	}
 }
 
@@ -36,14 +36,14 @@ func BenchmarkHashPoseidon2(b *testing.B) {
 func TestPoseidonHashAllocationFree(t *testing.T) {
 	for _, arity := range []int{2, 8, 11, 36} {
 		c := poseidonForTest(t, arity)
-		in := ascending(arity)
+		in := poseidonAscending(arity)
 		var d fr.Element
 		if n := testing.AllocsPerRun(10, func() { _ = c.Hash(&d, in) }); n != 0 {
 			t.Errorf("arity %d: %v allocs per Hash", arity, n)
 		}
 	}
-	a, b := ascending(2)[0], ascending(2)[1]
-	if n := testing.AllocsPerRun(10, func() { benchSink = HashPoseidon2(&a, &b) }); n != 0 {
+	a, b := poseidonAscending(2)[0], poseidonAscending(2)[1]
+	if n := testing.AllocsPerRun(10, func() { poseidonBenchSink = HashPoseidon2(&a, &b) }); n != 0 {
 		t.Errorf("HashPoseidon2: %v allocs", n)
 	}
 }

@@ -14,8 +14,8 @@ import (
 // test_hash2_circuit and test_hash_single_column_circuit).
 var poseidonCircuitRows = map[int]int{2: 311, 4: 377, 8: 505, 11: 598, 16: 761, 24: 1009, 36: 1385}
 
-// allocPreimage allocates the preimage as the first aux variables.
-func allocPreimage(cs r1cs.ConstraintSystem, values []fr.Element) []AllocatedNum {
+// poseidonAllocPreimage allocates the preimage as the first aux variables.
+func poseidonAllocPreimage(cs r1cs.ConstraintSystem, values []fr.Element) []AllocatedNum {
 	out := make([]AllocatedNum, len(values))
 	for i := range values {
 		out[i] = AllocNum(cs, values[i])
@@ -27,7 +27,7 @@ func TestPoseidonCircuitCounts(t *testing.T) {
 	for _, arity := range PoseidonArities {
 		c := poseidonForTest(t, arity)
 		cs := r1cs.NewCounter()
-		if _, err := PoseidonHashCircuit(cs, c, allocPreimage(cs, ascending(arity))); err != nil {
+		if _, err := PoseidonHashCircuit(cs, c, poseidonAllocPreimage(cs, poseidonAscending(arity))); err != nil {
 			t.Fatal(err)
 		}
 		s := cs.Sizes()
@@ -56,9 +56,9 @@ func TestPoseidonCircuitMatchesNative(t *testing.T) {
 	for _, arity := range PoseidonArities {
 		c := poseidonForTest(t, arity)
 		for trial := range trials + 1 {
-			in := ascending(arity) // the §10 preimage first, then random ones
+			in := poseidonAscending(arity) // the §10 preimage first, then random ones
 			if trial > 0 {
-				in = randomElements(rng, arity)
+				in = poseidonRandom(rng, arity)
 			}
 			var want fr.Element
 			if err := c.Hash(&want, in); err != nil {
@@ -66,7 +66,7 @@ func TestPoseidonCircuitMatchesNative(t *testing.T) {
 			}
 
 			chk := r1cs.NewChecker()
-			out, err := PoseidonHashCircuit(chk, c, allocPreimage(chk, in))
+			out, err := PoseidonHashCircuit(chk, c, poseidonAllocPreimage(chk, in))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -78,7 +78,7 @@ func TestPoseidonCircuitMatchesNative(t *testing.T) {
 			}
 
 			w := r1cs.NewWitness(r1cs.Capacity{})
-			outW, err := PoseidonHashCircuit(w, c, allocPreimage(w, in))
+			outW, err := PoseidonHashCircuit(w, c, poseidonAllocPreimage(w, in))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -96,13 +96,13 @@ func TestPoseidonCircuitMatchesNative(t *testing.T) {
 	}
 }
 
-// tamperCS adds 1 to the value of the target-th aux allocation.
-type tamperCS struct {
+// poseidonTamperCS adds 1 to the value of the target-th aux allocation.
+type poseidonTamperCS struct {
 	r1cs.ConstraintSystem
 	target, n int
 }
 
-func (t *tamperCS) Alloc(v fr.Element) r1cs.Variable {
+func (t *poseidonTamperCS) Alloc(v fr.Element) r1cs.Variable {
 	if t.n == t.target {
 		one := r1cs.CoeffOne()
 		v.Add(&v, &one)
@@ -119,8 +119,8 @@ func TestPoseidonCircuitTamperedAux(t *testing.T) {
 		rows := poseidonCircuitRows[arity]
 		for _, j := range []int{0, 1, 2, 3 * arity, 3*arity + 1, rows / 2, rows - 2, rows - 1} {
 			chk := r1cs.NewChecker()
-			cs := &tamperCS{ConstraintSystem: chk, target: arity + j}
-			if _, err := PoseidonHashCircuit(cs, c, allocPreimage(cs, ascending(arity))); err != nil {
+			cs := &poseidonTamperCS{ConstraintSystem: chk, target: arity + j}
+			if _, err := PoseidonHashCircuit(cs, c, poseidonAllocPreimage(cs, poseidonAscending(arity))); err != nil {
 				t.Fatal(err)
 			}
 			var unsat *r1cs.UnsatisfiedError
@@ -163,8 +163,8 @@ func TestHashMDCircuit(t *testing.T) {
 		padding int
 	}{
 		{ones, 0},
-		{randomElements(rng, 1+35+10), 25},
-		{randomElements(rng, 2), 34},
+		{poseidonRandom(rng, 1+35+10), 25},
+		{poseidonRandom(rng, 2), 34},
 	}
 	for _, tc := range cases {
 		var want fr.Element
@@ -172,7 +172,7 @@ func TestHashMDCircuit(t *testing.T) {
 			t.Fatal(err)
 		}
 		chk := r1cs.NewChecker()
-		out, err := HashMDCircuit(chk, allocPreimage(chk, tc.in))
+		out, err := HashMDCircuit(chk, poseidonAllocPreimage(chk, tc.in))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -192,11 +192,11 @@ func TestHashMDCircuit(t *testing.T) {
 
 func BenchmarkPoseidonCircuitWitness8(b *testing.B) {
 	c := poseidonForTest(b, 8)
-	in := ascending(8)
+	in := poseidonAscending(8)
 	b.ReportAllocs()
 	for b.Loop() {
 		w := r1cs.NewWitness(r1cs.Capacity{Aux: 8 + 505, Constraints: 505, Inputs: 1})
-		if _, err := PoseidonHashCircuit(w, c, allocPreimage(w, in)); err != nil {
+		if _, err := PoseidonHashCircuit(w, c, poseidonAllocPreimage(w, in)); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -43,7 +43,7 @@ func TestPoseidonOptimizedEqualsReference(t *testing.T) {
 	for _, arity := range PoseidonArities {
 		c := poseidonForTest(t, arity)
 		for range trials {
-			in := randomElements(rng, arity)
+			in := poseidonRandom(rng, arity)
 			var got fr.Element
 			if err := c.Hash(&got, in); err != nil {
 				t.Fatal(err)
@@ -73,7 +73,7 @@ func TestPoseidonMatrices(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !matricesEqual(c.mds.mul(inv), identityMatrix(n)) {
+		if !poseidonMatricesEqual(c.mds.mul(inv), identityMatrix(n)) {
 			t.Fatalf("arity %d: M·M⁻¹ ≠ I", arity)
 		}
 		pre := newFrMatrix(n)
@@ -87,13 +87,13 @@ func TestPoseidonMatrices(t *testing.T) {
 			prod = prod.mul(s.toDense())
 			want = want.mul(c.mds)
 		}
-		if !matricesEqual(prod, want) {
+		if !poseidonMatricesEqual(prod, want) {
 			t.Fatalf("arity %d: pre_sparse·Π sparse ≠ M^(RP+1)", arity)
 		}
 	}
 }
 
-func matricesEqual(a, b frMatrix) bool {
+func poseidonMatricesEqual(a, b frMatrix) bool {
 	for i := range a {
 		for j := range a[i] {
 			if !a[i][j].Equal(&b[i][j]) {

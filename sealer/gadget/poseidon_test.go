@@ -10,8 +10,8 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 )
 
-// frFromLimbs builds an element from 4 little-endian u64 limbs of its canonical value.
-func frFromLimbs(t *testing.T, limbs [4]uint64) fr.Element {
+// poseidonFrFromLimbs builds an element from 4 little-endian u64 limbs of its canonical value.
+func poseidonFrFromLimbs(t *testing.T, limbs [4]uint64) fr.Element {
 	t.Helper()
 	var b [fr.Bytes]byte
 	for i, l := range limbs {
@@ -24,8 +24,8 @@ func frFromLimbs(t *testing.T, limbs [4]uint64) fr.Element {
 	return e
 }
 
-// frFromLEHex parses the 32-byte little-endian repr that Filecoin uses for domain values.
-func frFromLEHex(t *testing.T, s string) fr.Element {
+// poseidonFrFromLEHex parses the 32-byte little-endian repr that Filecoin uses for domain values.
+func poseidonFrFromLEHex(t *testing.T, s string) fr.Element {
 	t.Helper()
 	raw, err := hex.DecodeString(s)
 	if err != nil || len(raw) != fr.Bytes {
@@ -40,7 +40,7 @@ func frFromLEHex(t *testing.T, s string) fr.Element {
 	return e
 }
 
-func frFromBEHex(t *testing.T, s string) fr.Element {
+func poseidonFrFromBEHex(t *testing.T, s string) fr.Element {
 	t.Helper()
 	var e fr.Element
 	if _, err := e.SetString(s); err != nil {
@@ -58,7 +58,7 @@ func poseidonForTest(t testing.TB, arity int) *PoseidonConstants {
 	return c
 }
 
-func ascending(n int) []fr.Element {
+func poseidonAscending(n int) []fr.Element {
 	out := make([]fr.Element, n)
 	for i := range out {
 		out[i].SetUint64(uint64(i))
@@ -66,7 +66,7 @@ func ascending(n int) []fr.Element {
 	return out
 }
 
-func randomElements(rng *rand.Rand, n int) []fr.Element {
+func poseidonRandom(rng *rand.Rand, n int) []fr.Element {
 	out := make([]fr.Element, n)
 	for i := range out {
 		out[i].SetUint64(rng.Uint64())
@@ -135,7 +135,7 @@ func TestPoseidonSpotConstants(t *testing.T) {
 	}
 	for _, tc := range cases {
 		c := poseidonForTest(t, tc.arity)
-		first, last := frFromBEHex(t, tc.first), frFromBEHex(t, tc.last)
+		first, last := poseidonFrFromBEHex(t, tc.first), poseidonFrFromBEHex(t, tc.last)
 		if !c.RoundConstants[0].Equal(&first) {
 			t.Errorf("arity %d: c[0] = %s", tc.arity, c.RoundConstants[0].Text(16))
 		}
@@ -159,10 +159,10 @@ func TestPoseidonDigestVectors(t *testing.T) {
 	for _, arity := range PoseidonArities {
 		c := poseidonForTest(t, arity)
 		var got fr.Element
-		if err := c.Hash(&got, ascending(arity)); err != nil {
+		if err := c.Hash(&got, poseidonAscending(arity)); err != nil {
 			t.Fatal(err)
 		}
-		if w := frFromLimbs(t, want[arity]); !got.Equal(&w) {
+		if w := poseidonFrFromLimbs(t, want[arity]); !got.Equal(&w) {
 			t.Errorf("arity %d: digest %x, want %x", arity, got.Bits(), w.Bits())
 		}
 	}
@@ -174,12 +174,12 @@ func TestPoseidonRustFilProofsVectors(t *testing.T) {
 	var zero, one fr.Element
 	one.SetOne()
 	n10 := HashPoseidon2(&one, &zero)
-	if want := frFromLEHex(t, "5e0b807960ff39b3af9430dcb30759ec264fa274cc03c093c36b78beff942f04"); !n10.Equal(&want) {
+	if want := poseidonFrFromLEHex(t, "5e0b807960ff39b3af9430dcb30759ec264fa274cc03c093c36b78beff942f04"); !n10.Equal(&want) {
 		t.Errorf("node(1,0) = %x", n10.Bytes())
 	}
 	n01 := HashPoseidon2(&zero, &one)
 	root := HashPoseidon2(&n10, &n01)
-	if want := frFromLEHex(t, "71e691e2e38bbbefd25a2bcbb872cc77ae746bae8563eb30ebd96ab2b7ebff1e"); !root.Equal(&want) {
+	if want := poseidonFrFromLEHex(t, "71e691e2e38bbbefd25a2bcbb872cc77ae746bae8563eb30ebd96ab2b7ebff1e"); !root.Equal(&want) {
 		t.Errorf("root [1,0,0,1] = %x", root.Bytes())
 	}
 
@@ -191,7 +191,7 @@ func TestPoseidonRustFilProofsVectors(t *testing.T) {
 	if err := HashMD(&md, ones); err != nil {
 		t.Fatal(err)
 	}
-	want := frFromLimbs(t, [4]uint64{0x351c54133b332c90, 0xc26f6d625f4e8195, 0x5fd9623643ed9622, 0x59f42220e09ff6f7})
+	want := poseidonFrFromLimbs(t, [4]uint64{0x351c54133b332c90, 0xc26f6d625f4e8195, 0x5fd9623643ed9622, 0x59f42220e09ff6f7})
 	if !md.Equal(&want) {
 		t.Errorf("hash_md(71 ones) = %x", md.Bits())
 	}
@@ -200,7 +200,7 @@ func TestPoseidonRustFilProofsVectors(t *testing.T) {
 // TestHashMDShortChunk: a short last chunk is zero-padded, as neptune's reset() leaves it.
 func TestHashMDShortChunk(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	in := randomElements(rng, 1+35+10)
+	in := poseidonRandom(rng, 1+35+10)
 	var got fr.Element
 	if err := HashMD(&got, in); err != nil {
 		t.Fatal(err)
@@ -262,7 +262,7 @@ func TestPoseidonWrappers(t *testing.T) {
 			t.Errorf("arity %d wrapper differs from Hash", arity)
 		}
 	}
-	in := randomElements(rng, 11)
+	in := poseidonRandom(rng, 11)
 	check(2, HashPoseidon2(&in[0], &in[1]), in[:2])
 	check(4, HashPoseidon4((*[4]fr.Element)(in[:4])), in[:4])
 	check(8, HashPoseidon8((*[8]fr.Element)(in[:8])), in[:8])
