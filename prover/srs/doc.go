@@ -1,0 +1,3 @@
+// Package srs locates, checks, loads and caches Groth16 parameter files (official and dev)
+// and keeps the residency bookkeeping of the proving service.
+package srs
