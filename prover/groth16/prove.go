@@ -196,3 +196,24 @@ func densityScalars(dst, inputs []fr.Element, in *r1cs.Bitmap, aux []fr.Element,
 	}
 	return dst
 }
+
+// ProveBatch proves several circuits of the key's shape, each with its own blinding
+// (rs[i], or fresh randomness when rs is nil), as bellperson's create_proof_batch.
+func (pk *ProvingKey) ProveBatch(d *r1cs.Density, as []Assignment, rs []Randomness) ([]Proof, []Timings, error) {
+	if rs != nil && len(rs) != len(as) {
+		return nil, nil, fmt.Errorf("groth16: %d assignments but %d randomness values", len(as), len(rs))
+	}
+	proofs := make([]Proof, len(as))
+	timings := make([]Timings, len(as))
+	for i := range as {
+		var r *Randomness
+		if rs != nil {
+			r = &rs[i]
+		}
+		var err error
+		if proofs[i], timings[i], err = pk.Prove(d, as[i], r); err != nil {
+			return nil, nil, fmt.Errorf("groth16: circuit %d of batch: %w", i, err)
+		}
+	}
+	return proofs, timings, nil
+}

@@ -196,3 +196,30 @@ func TestProveRejectsMismatchedWitness(t *testing.T) {
 		t.Fatal("params accepted for a different shape")
 	}
 }
+
+func TestProveBatch(t *testing.T) {
+	f := setupCircuit(t, &r1cstest.Random{Seed: 21, Constraints: 120, Inputs: 3}, 7)
+	other := &r1cstest.Random{Seed: 21, Constraints: 120, Inputs: 3}
+	w2 := witnessOf(t, other)
+	as := []groth16.Assignment{groth16.AssignmentOf(witnessOf(t, other)), groth16.AssignmentOf(w2)}
+	proofs, _, err := f.pk.ProveBatch(&f.shape.Density, as, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	public := [][]fr.Element{w2.Inputs[1:], w2.Inputs[1:]}
+	if err := f.pk.Params.VK.VerifyBatch(proofs, public); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := f.pk.ProveBatch(&f.shape.Density, as, make([]groth16.Randomness, 1)); err == nil {
+		t.Fatal("randomness count mismatch accepted")
+	}
+}
+
+func BenchmarkProveChain2p16(b *testing.B) {
+	c := &r1cstest.Chain{N: 1<<16 - 4}
+	f := setupCircuit(b, c, 1)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		f.prove(b, f.w, nil)
+	}
+}
