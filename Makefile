@@ -24,6 +24,7 @@ lint:
 demo:
 	$(GO) run ./cmd/snarkpipe demo
 
+# cuda/build/libsnarkpipe_cuda.so with nvcc (CUDA >= 12): sm_90 code + compute_90 PTX,
+# CUDA runtime linked statically. Go loads it at run time (cuda/cuda.go, no cgo).
 cuda:
-	@echo "make cuda: builds cuda/libsnarkpipe_cuda.so with nvcc (CUDA >= 12, sm_90+)."
-	@echo "Not yet implemented: lands with the GPU backend issue."
+	sh cuda/build.sh

@@ -1,0 +1,52 @@
+// BLS12-381 base field Fp (381 bits, 12 limbs) and scalar field Fr (255 bits, 8 limbs),
+// the G1/G2 point types built on them. Constants are little-endian 32-bit limbs; M0 is
+// -p^-1 mod 2^32 and ONE is R mod p (R = 2^384 for Fp, 2^256 for Fr), as in gnark-crypto.
+#pragma once
+
+#include "curve.cuh"
+#include "field.cuh"
+
+namespace snarkpipe {
+
+static __device__ __constant__ uint32_t kFpMod[12] = {
+    0xffffaaab, 0xb9feffff, 0xb153ffff, 0x1eabfffe, 0xf6b0f624, 0x6730d2a0,
+    0xf38512bf, 0x64774b84, 0x434bacd7, 0x4b1ba7b6, 0x397fe69a, 0x1a0111ea};
+static __device__ __constant__ uint32_t kFpOne[12] = {
+    0x0002fffd, 0x76090000, 0xc40c0002, 0xebf4000b, 0x53c758ba, 0x5f489857,
+    0x70525745, 0x77ce5853, 0xa256ec6d, 0x5c071a97, 0xfa80e493, 0x15f65ec3};
+static __device__ __constant__ uint32_t kFrMod[8] = {
+    0x00000001, 0xffffffff, 0xfffe5bfe, 0x53bda402, 0x09a1d805, 0x3339d808, 0x299d7d48, 0x73eda753};
+static __device__ __constant__ uint32_t kFrOne[8] = {
+    0xfffffffe, 0x00000001, 0x00034802, 0x5884b7fa, 0xecbc4ff5, 0x998c4fef, 0xacc5056f, 0x1824b159};
+
+struct FpParams {
+  static constexpr int N = 12;
+  static constexpr uint32_t M0 = 0xfffcfffdu;
+  __device__ __forceinline__ static uint32_t mod(int i) { return kFpMod[i]; }
+  __device__ __forceinline__ static uint32_t one(int i) { return kFpOne[i]; }
+};
+
+struct FrParams {
+  static constexpr int N = 8;
+  static constexpr uint32_t M0 = 0xffffffffu;
+  __device__ __forceinline__ static uint32_t mod(int i) { return kFrMod[i]; }
+  __device__ __forceinline__ static uint32_t one(int i) { return kFrOne[i]; }
+};
+
+using Fp = Fe<FpParams>;
+using Fr = Fe<FrParams>;
+using Fp2 = Ext2<Fp>;
+
+using G1Affine = Affine<Fp>;
+using G1Xyzz = Xyzz<Fp>;
+using G2Affine = Affine<Fp2>;
+using G2Xyzz = Xyzz<Fp2>;
+
+static_assert(sizeof(Fp) == 48, "Fp is 48 bytes");
+static_assert(sizeof(Fr) == 32, "Fr is 32 bytes");
+static_assert(sizeof(G1Affine) == 96, "G1 affine is 96 bytes (gnark G1Affine)");
+static_assert(sizeof(G2Affine) == 192, "G2 affine is 192 bytes (gnark G2Affine)");
+static_assert(sizeof(G1Xyzz) == 192, "G1 XYZZ is 192 bytes");
+static_assert(sizeof(G2Xyzz) == 384, "G2 XYZZ is 384 bytes");
+
+}  // namespace snarkpipe

@@ -1,0 +1,117 @@
+/* C ABI of libsnarkpipe_cuda.so, loaded at run time by cuda/cuda.go (purego, no cgo).
+ *
+ * Conventions
+ * - Every function returns NULL on success or a snarkpipe_status* that the caller frees
+ *   with snarkpipe_status_free. No C++ exception crosses this boundary.
+ * - Field elements and points use gnark-crypto's in-memory layout: Fr = 32 bytes, Fp = 48
+ *   bytes, both little-endian limbs in Montgomery form; G1 affine = 96 bytes {X, Y}, G2
+ *   affine = 192 bytes {X.A0, X.A1, Y.A0, Y.A1}; (0, 0) is infinity.
+ * - XYZZ results are {X, Y, ZZ, ZZZ} (x = X/ZZ, y = Y/ZZZ; ZZ = 0 is infinity), 4 field
+ *   elements of the curve's base field.
+ * - "d_" pointers are device pointers from snarkpipe_mem_alloc; "h_" pointers are host
+ *   memory. Every call is synchronous on the context's stream.
+ * - Nothing here reads environment variables.
+ */
+#ifndef SNARKPIPE_CAPI_H
+#define SNARKPIPE_CAPI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+  SNARKPIPE_OK = 0,
+  SNARKPIPE_EINVAL = 1,    /* bad argument */
+  SNARKPIPE_ECUDA = 2,     /* CUDA runtime error */
+  SNARKPIPE_ENOMEM = 3,    /* device out of memory */
+  SNARKPIPE_ENODEV = 4,    /* no such device */
+  SNARKPIPE_EINTERNAL = 5, /* unexpected host-side failure */
+};
+
+#define SNARKPIPE_MAX_WINDOWS 64
+
+typedef struct snarkpipe_status {
+  int32_t code;
+  char* msg;
+} snarkpipe_status;
+
+typedef struct snarkpipe_ctx snarkpipe_ctx;
+
+void snarkpipe_status_free(snarkpipe_status* st);
+
+/* Devices and contexts. */
+snarkpipe_status* snarkpipe_device_count(int32_t* out);
+/* name: NUL-terminated, at most name_cap bytes. */
+snarkpipe_status* snarkpipe_device_info(int32_t device, char* name, uint64_t name_cap,
+                                        uint64_t* total_mem, int32_t* sm_count);
+snarkpipe_status* snarkpipe_ctx_create(int32_t device, snarkpipe_ctx** out);
+snarkpipe_status* snarkpipe_ctx_destroy(snarkpipe_ctx* ctx);
+
+/* Device memory (stream-ordered pool; freed memory is kept for reuse). */
+snarkpipe_status* snarkpipe_mem_alloc(snarkpipe_ctx* ctx, uint64_t bytes, void** d_out);
+snarkpipe_status* snarkpipe_mem_free(snarkpipe_ctx* ctx, void* d_ptr);
+snarkpipe_status* snarkpipe_mem_upload(snarkpipe_ctx* ctx, void* d_dst, const void* h_src, uint64_t bytes);
+snarkpipe_status* snarkpipe_mem_download(snarkpipe_ctx* ctx, void* h_dst, const void* d_src, uint64_t bytes);
+/* Releases pooled memory back to the device. */
+snarkpipe_status* snarkpipe_mem_trim(snarkpipe_ctx* ctx);
+/* Elapsed device time of the last public call on this context, in nanoseconds. */
+snarkpipe_status* snarkpipe_ctx_last_ns(snarkpipe_ctx* ctx, uint64_t* ns);
+
+/* Multi-scalar multiplication Σ s_i·P_i, i < n, scalars Fr (Montgomery) on the device.
+ * Writes the window sums W_0..W_{nwins-1} (XYZZ) to h_windows (room for
+ * SNARKPIPE_MAX_WINDOWS points); the result is Σ_w 2^(w·c)·W_w. window_bits 0 = auto.
+ * Scalars equal to one are summed by batch addition and folded into W_0. */
+snarkpipe_status* snarkpipe_g1_msm(snarkpipe_ctx* ctx, const void* d_bases, const void* d_scalars,
+                                   uint64_t n, uint32_t window_bits, void* h_windows,
+                                   uint32_t* nwins, uint32_t* c);
+snarkpipe_status* snarkpipe_g2_msm(snarkpipe_ctx* ctx, const void* d_bases, const void* d_scalars,
+                                   uint64_t n, uint32_t window_bits, void* h_windows,
+                                   uint32_t* nwins, uint32_t* c);
+
+/* Σ P_i over the set bits i < n of a host bitmap (bit i = word[i/32] >> (i%32) & 1 on
+ * 32-bit words; a little-endian uint64 bitmap has the same bytes). One XYZZ to h_out. */
+snarkpipe_status* snarkpipe_g1_batch_add(snarkpipe_ctx* ctx, const void* d_bases, const void* h_bitmap,
+                                         uint64_t n, void* h_out);
+snarkpipe_status* snarkpipe_g2_batch_add(snarkpipe_ctx* ctx, const void* d_bases, const void* h_bitmap,
+                                         uint64_t n, void* h_out);
+
+/* NTT over Fr of size 2^lg_n in place; root is a primitive 2^lg_n-th root of unity
+ * (Montgomery). dit = 0: natural-order input, bit-reversed output (decimation in
+ * frequency); dit = 1: bit-reversed input, natural output (decimation in time). */
+snarkpipe_status* snarkpipe_fr_ntt(snarkpipe_ctx* ctx, void* d_data, uint32_t lg_n, const void* h_root,
+                                   int32_t dit);
+/* x[p] *= c·g^i with i = p, or i = bitrev(p) when bitrev_index; h_g NULL means g = 1. */
+snarkpipe_status* snarkpipe_fr_scale(snarkpipe_ctx* ctx, void* d_data, uint32_t lg_n, const void* h_c,
+                                     const void* h_g, int32_t bitrev_index);
+/* In-place bit-reversal permutation. */
+snarkpipe_status* snarkpipe_fr_bitrev(snarkpipe_ctx* ctx, void* d_data, uint32_t lg_n);
+/* bellperson's quotient: consts = {omega, omega_inv, g, g_inv, n_inv, z_inv} (6 × 32 bytes,
+ * Montgomery). a, b, c hold evaluations over the 2^lg_n domain; on return a holds the
+ * coefficients of h = (A·B − C)/Z in natural order; b and c are clobbered. */
+snarkpipe_status* snarkpipe_fr_quotient(snarkpipe_ctx* ctx, void* d_a, void* d_b, void* d_c, uint32_t lg_n,
+                                        const void* h_consts);
+
+/* Bench and test helpers. */
+/* out[i] = A[i mod 2^lg_a] + B[i >> lg_a] (affine), n <= nb << lg_a. */
+snarkpipe_status* snarkpipe_g1_gen_bases(snarkpipe_ctx* ctx, void* d_out, uint64_t n, const void* h_a,
+                                         uint32_t lg_a, const void* h_b, uint64_t nb);
+snarkpipe_status* snarkpipe_g2_gen_bases(snarkpipe_ctx* ctx, void* d_out, uint64_t n, const void* h_a,
+                                         uint32_t lg_a, const void* h_b, uint64_t nb);
+/* Pseudo-random Fr scalars (< 2^253, read as Montgomery); per mille zeros and ones
+ * (h_one = one in Montgomery form). */
+snarkpipe_status* snarkpipe_fr_gen_scalars(snarkpipe_ctx* ctx, void* d_out, uint64_t n, uint64_t seed,
+                                           uint32_t zero_permille, uint32_t one_permille, const void* h_one);
+/* Field self-test hooks: out[i] = a[i]·b[i] and a[i]+b[i], a[i]-b[i] (host arrays of n). */
+snarkpipe_status* snarkpipe_fp_mul_test(snarkpipe_ctx* ctx, const void* h_a, const void* h_b, uint64_t n,
+                                        void* h_mul, void* h_add, void* h_sub);
+snarkpipe_status* snarkpipe_fr_mul_test(snarkpipe_ctx* ctx, const void* h_a, const void* h_b, uint64_t n,
+                                        void* h_mul, void* h_add, void* h_sub);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SNARKPIPE_CAPI_H */

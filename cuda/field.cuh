@@ -1,0 +1,222 @@
+// Montgomery arithmetic over a prime field with N 32-bit limbs, the field given as a
+// template parameter (see bls12_381.cuh for Fp and Fr). Values are kept fully reduced
+// (< p) in Montgomery form with R = 2^(32N), which is the memory layout of gnark-crypto's
+// fp.Element / fr.Element (little-endian 64-bit limbs = little-endian 32-bit limbs).
+//
+// Multiplication is CIOS with PTX carry chains (mad.lo.cc / madc.hi.cc). The carry flag
+// lives between consecutive asm statements, so every statement of a chain is volatile:
+// the compiler must not reorder them relative to each other.
+#pragma once
+
+#include <cstdint>
+
+namespace snarkpipe {
+
+template <class P>
+struct alignas(16) Fe {
+  static constexpr int N = P::N;
+  uint32_t v[N];
+
+  __host__ __device__ __forceinline__ static Fe zero() {
+    Fe r;
+#pragma unroll
+    for (int i = 0; i < N; i++) r.v[i] = 0;
+    return r;
+  }
+
+  // one in Montgomery form (R mod p).
+  __device__ __forceinline__ static Fe one() {
+    Fe r;
+#pragma unroll
+    for (int i = 0; i < N; i++) r.v[i] = P::one(i);
+    return r;
+  }
+
+  __device__ __forceinline__ bool is_zero() const {
+    uint32_t acc = v[0];
+#pragma unroll
+    for (int i = 1; i < N; i++) acc |= v[i];
+    return acc == 0;
+  }
+
+  __device__ __forceinline__ bool operator==(const Fe& b) const {
+    uint32_t acc = 0;
+#pragma unroll
+    for (int i = 0; i < N; i++) acc |= v[i] ^ b.v[i];
+    return acc == 0;
+  }
+  __device__ __forceinline__ bool operator!=(const Fe& b) const { return !(*this == b); }
+
+  // reduce_once returns x - p when x (with carry-out `hi`) >= p, else x.
+  __device__ __forceinline__ static Fe reduce_once(const Fe& x, uint32_t hi) {
+    Fe s;
+    uint32_t borrow;
+    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(s.v[0]) : "r"(x.v[0]), "r"(P::mod(0)));
+#pragma unroll
+    for (int i = 1; i < N; i++)
+      asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(s.v[i]) : "r"(x.v[i]), "r"(P::mod(i)));
+    asm volatile("subc.u32 %0, %1, 0;" : "=r"(borrow) : "r"(hi));
+    // borrow == 0xffffffff: x < p, keep x.
+    Fe r;
+#pragma unroll
+    for (int i = 0; i < N; i++) r.v[i] = (x.v[i] & borrow) | (s.v[i] & ~borrow);
+    return r;
+  }
+
+  __device__ __forceinline__ Fe operator+(const Fe& b) const {
+    Fe r;
+    uint32_t carry;
+    asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r.v[0]) : "r"(v[0]), "r"(b.v[0]));
+#pragma unroll
+    for (int i = 1; i < N; i++)
+      asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r.v[i]) : "r"(v[i]), "r"(b.v[i]));
+    asm volatile("addc.u32 %0, 0, 0;" : "=r"(carry));
+    return reduce_once(r, carry);
+  }
+
+  __device__ __forceinline__ Fe operator-(const Fe& b) const {
+    Fe r;
+    uint32_t mask;
+    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(r.v[0]) : "r"(v[0]), "r"(b.v[0]));
+#pragma unroll
+    for (int i = 1; i < N; i++)
+      asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(r.v[i]) : "r"(v[i]), "r"(b.v[i]));
+    asm volatile("subc.u32 %0, 0, 0;" : "=r"(mask));
+    // mask == 0xffffffff on borrow: add p back.
+    asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(r.v[0]) : "r"(P::mod(0) & mask));
+#pragma unroll
+    for (int i = 1; i < N - 1; i++)
+      asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(r.v[i]) : "r"(P::mod(i) & mask));
+    asm volatile("addc.u32 %0, %0, %1;" : "+r"(r.v[N - 1]) : "r"(P::mod(N - 1) & mask));
+    return r;
+  }
+
+  __device__ __forceinline__ Fe operator-() const { return zero() - *this; }
+
+  __device__ __forceinline__ Fe dbl() const { return *this + *this; }
+
+  // Montgomery product a·b·R^-1 (CIOS: one row of a·b[i], then one reduction row).
+  __device__ __forceinline__ Fe operator*(const Fe& b) const {
+    uint32_t t[N + 2];
+#pragma unroll
+    for (int i = 0; i < N + 2; i++) t[i] = 0;
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+      const uint32_t bi = b.v[i];
+      asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(v[0]), "r"(bi));
+#pragma unroll
+      for (int j = 1; j < N; j++)
+        asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(v[j]), "r"(bi));
+      asm volatile("addc.cc.u32 %0, %0, 0;" : "+r"(t[N]));
+      asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
+      asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(v[0]), "r"(bi));
+#pragma unroll
+      for (int j = 1; j < N; j++)
+        asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(v[j]), "r"(bi));
+      asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
+
+      const uint32_t m = t[0] * P::M0;
+      asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(m), "r"(P::mod(0)));
+#pragma unroll
+      for (int j = 1; j < N; j++)
+        asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(m), "r"(P::mod(j)));
+      asm volatile("addc.cc.u32 %0, %0, 0;" : "+r"(t[N]));
+      asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
+      asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(m), "r"(P::mod(0)));
+#pragma unroll
+      for (int j = 1; j < N; j++)
+        asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(m), "r"(P::mod(j)));
+      asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
+
+      // t[0] is now zero: shift down one limb.
+#pragma unroll
+      for (int j = 0; j <= N; j++) t[j] = t[j + 1];
+      t[N + 1] = 0;
+    }
+    Fe r;
+#pragma unroll
+    for (int i = 0; i < N; i++) r.v[i] = t[i];
+    return reduce_once(r, t[N]);
+  }
+
+  __device__ __forceinline__ Fe sqr() const { return *this * *this; }
+
+  // from_mont returns the canonical value a·R^-1 (Montgomery product with raw 1).
+  __device__ __forceinline__ Fe from_mont() const {
+    Fe one_raw = zero();
+    one_raw.v[0] = 1;
+    return *this * one_raw;
+  }
+
+  // inv returns a^(p-2) (Fermat); inv(0) = 0.
+  __device__ Fe inv() const {
+    Fe acc = one();
+    for (int i = N - 1; i >= 0; i--) {
+      uint32_t e = P::mod(i) - (i == 0 ? 2u : 0u);
+      for (int bit = 31; bit >= 0; bit--) {
+        acc = acc.sqr();
+        if ((e >> bit) & 1) acc = acc * *this;
+      }
+    }
+    return acc;
+  }
+};
+
+// Fp2 = Fp[u]/(u^2 + 1): c0 + c1·u, the layout of gnark-crypto's fptower.E2 {A0, A1}.
+template <class F>
+struct alignas(16) Ext2 {
+  F c0, c1;
+
+  __host__ __device__ __forceinline__ static Ext2 zero() { return Ext2{F::zero(), F::zero()}; }
+  __device__ __forceinline__ static Ext2 one() { return Ext2{F::one(), F::zero()}; }
+  __device__ __forceinline__ bool is_zero() const { return c0.is_zero() && c1.is_zero(); }
+  __device__ __forceinline__ bool operator==(const Ext2& b) const { return c0 == b.c0 && c1 == b.c1; }
+  __device__ __forceinline__ bool operator!=(const Ext2& b) const { return !(*this == b); }
+  __device__ __forceinline__ Ext2 operator+(const Ext2& b) const { return Ext2{c0 + b.c0, c1 + b.c1}; }
+  __device__ __forceinline__ Ext2 operator-(const Ext2& b) const { return Ext2{c0 - b.c0, c1 - b.c1}; }
+  __device__ __forceinline__ Ext2 operator-() const { return Ext2{-c0, -c1}; }
+  __device__ __forceinline__ Ext2 dbl() const { return Ext2{c0.dbl(), c1.dbl()}; }
+
+  // Karatsuba: (a0 + a1 u)(b0 + b1 u) = a0b0 - a1b1 + ((a0+a1)(b0+b1) - a0b0 - a1b1) u.
+  __device__ __forceinline__ Ext2 operator*(const Ext2& b) const {
+    F v0 = c0 * b.c0;
+    F v1 = c1 * b.c1;
+    F s = (c0 + c1) * (b.c0 + b.c1);
+    return Ext2{v0 - v1, s - v0 - v1};
+  }
+
+  // (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u.
+  __device__ __forceinline__ Ext2 sqr() const {
+    F m = c0 * c1;
+    return Ext2{(c0 + c1) * (c0 - c1), m.dbl()};
+  }
+
+  // 1/(a0 + a1 u) = (a0 - a1 u)/(a0^2 + a1^2).
+  __device__ Ext2 inv() const {
+    F n = (c0.sqr() + c1.sqr()).inv();
+    return Ext2{c0 * n, -(c1 * n)};
+  }
+};
+
+// Vectorised loads/stores (16-byte) for any type whose size is a multiple of 16.
+template <class T>
+__device__ __forceinline__ T load16(const T* p) {
+  static_assert(sizeof(T) % 16 == 0, "load16 needs a multiple of 16 bytes");
+  T r;
+  const uint4* s = reinterpret_cast<const uint4*>(p);
+  uint4* d = reinterpret_cast<uint4*>(&r);
+#pragma unroll
+  for (int i = 0; i < int(sizeof(T) / 16); i++) d[i] = __ldg(s + i);
+  return r;
+}
+
+template <class T>
+__device__ __forceinline__ void store16(T* p, const T& x) {
+  static_assert(sizeof(T) % 16 == 0, "store16 needs a multiple of 16 bytes");
+  uint4* d = reinterpret_cast<uint4*>(p);
+  const uint4* s = reinterpret_cast<const uint4*>(&x);
+#pragma unroll
+  for (int i = 0; i < int(sizeof(T) / 16); i++) d[i] = s[i];
+}
+
+}  // namespace snarkpipe

@@ -1,0 +1,82 @@
+// ABI unit: Fr transforms (NTT, scaling, bit reversal, quotient), bench scalars and
+// field self-test hooks.
+#include <cstring>
+
+#include "gen.cuh"
+#include "ntt.cuh"
+
+using namespace snarkpipe;
+
+namespace {
+
+template <class F>
+F from_host(const void* p) {
+  F r;
+  std::memcpy(&r, p, sizeof r);
+  return r;
+}
+
+}  // namespace
+
+extern "C" {
+
+snarkpipe_status* snarkpipe_fr_ntt(snarkpipe_ctx* ctx, void* d_data, uint32_t lg_n, const void* h_root, int32_t dit) {
+  return guarded(ctx, [&] {
+    if (!d_data || !h_root) invalid("nil argument");
+    ntt_run(static_cast<Fr*>(d_data), int(lg_n), from_host<Fr>(h_root), dit != 0, ctx->stream);
+  });
+}
+
+snarkpipe_status* snarkpipe_fr_scale(snarkpipe_ctx* ctx, void* d_data, uint32_t lg_n, const void* h_c, const void* h_g,
+                                     int32_t bitrev_index) {
+  return guarded(ctx, [&] {
+    if (!d_data || !h_c) invalid("nil argument");
+    const Fr c = from_host<Fr>(h_c);
+    if (h_g) {
+      const Fr g = from_host<Fr>(h_g);
+      scale_run(static_cast<Fr*>(d_data), int(lg_n), c, &g, bitrev_index != 0, ctx->stream);
+    } else {
+      scale_run(static_cast<Fr*>(d_data), int(lg_n), c, nullptr, false, ctx->stream);
+    }
+  });
+}
+
+snarkpipe_status* snarkpipe_fr_bitrev(snarkpipe_ctx* ctx, void* d_data, uint32_t lg_n) {
+  return guarded(ctx, [&] {
+    if (!d_data) invalid("nil argument");
+    bitrev_run(static_cast<Fr*>(d_data), int(lg_n), ctx->stream);
+  });
+}
+
+snarkpipe_status* snarkpipe_fr_quotient(snarkpipe_ctx* ctx, void* d_a, void* d_b, void* d_c, uint32_t lg_n,
+                                        const void* h_consts) {
+  return guarded(ctx, [&] {
+    if (!d_a || !d_b || !d_c || !h_consts) invalid("nil argument");
+    Fr k[6];
+    std::memcpy(k, h_consts, sizeof k);
+    quotient_run(static_cast<Fr*>(d_a), static_cast<Fr*>(d_b), static_cast<Fr*>(d_c), int(lg_n), k, ctx->stream);
+  });
+}
+
+snarkpipe_status* snarkpipe_fr_gen_scalars(snarkpipe_ctx* ctx, void* d_out, uint64_t n, uint64_t seed,
+                                           uint32_t zero_permille, uint32_t one_permille, const void* h_one) {
+  return guarded(ctx, [&] {
+    if (!d_out || !h_one) invalid("nil argument");
+    if (zero_permille + one_permille > 1000) invalid("gen_scalars: zero + one per mille > 1000");
+    gen_scalars<<<blocks_for(n, 256), 256, 0, ctx->stream>>>(static_cast<Fr*>(d_out), n, seed, zero_permille,
+                                                            one_permille, from_host<Fr>(h_one));
+    SP_LAUNCHED("gen_scalars");
+  });
+}
+
+snarkpipe_status* snarkpipe_fp_mul_test(snarkpipe_ctx* ctx, const void* h_a, const void* h_b, uint64_t n, void* h_mul,
+                                        void* h_add, void* h_sub) {
+  return guarded(ctx, [&] { field_ops_run<Fp>(h_a, h_b, n, h_mul, h_add, h_sub, ctx->stream); });
+}
+
+snarkpipe_status* snarkpipe_fr_mul_test(snarkpipe_ctx* ctx, const void* h_a, const void* h_b, uint64_t n, void* h_mul,
+                                        void* h_add, void* h_sub) {
+  return guarded(ctx, [&] { field_ops_run<Fr>(h_a, h_b, n, h_mul, h_add, h_sub, ctx->stream); });
+}
+
+}  // extern "C"

@@ -1,0 +1,264 @@
+// Pippenger MSM with signed c-bit digits, templated on the base field of the curve.
+//
+// Per batch of windows:
+//   digits    one thread per scalar: leave Montgomery form, cut into signed digits
+//             (|d| <= 2^(c-1)), emit key = (window << c) | |d| and value = index | sign<<31;
+//             scalars equal to 1 are flagged in a bitmap instead (summed by batch addition).
+//   sort      CUB radix sort of (key, value) over the key bits: points grouped by bucket.
+//   bounds    first/last position of every key.
+//   segments  fixed-size segments of the sorted array, one thread each: runs that lie
+//             inside a segment go straight to their bucket; runs crossing a segment edge
+//             leave a partial sum (lo: the run holding the segment's first entry, hi: the
+//             run holding its last entry), so the work per thread is bounded whatever
+//             the bucket sizes.
+//   fixup     one thread per bucket crossing segments: hi[t0] + lo[t0+1..t1].
+// Then every window's buckets are reduced with running sums over groups of L buckets
+// (Σ (j+1)·b_j), the groups combined with tree sums, and the window sums W_w returned; the
+// caller computes Σ 2^(w·c)·W_w (a few hundred doublings) on the host.
+#pragma once
+
+#include <cub/device/device_radix_sort.cuh>
+
+#include "reduce.cuh"
+
+namespace snarkpipe {
+
+// Fr scalars are at most 255 bits; a signed-digit carry can need one more.
+constexpr int kScalarBits = 256;
+
+__device__ __forceinline__ uint32_t bits_at(const Fr& s, int off, int c) {
+  if (off >= 256) return 0;
+  const int li = off >> 5, sh = off & 31;
+  uint32_t raw = s.v[li] >> sh;
+  if (sh && li + 1 < 8) raw |= s.v[li + 1] << (32 - sh);
+  return raw & ((1u << c) - 1);
+}
+
+__global__ void msm_digits(const Fr* __restrict__ scalars, uint32_t n, int c, int w0, int nw,
+                           uint32_t* __restrict__ keys, uint32_t* __restrict__ vals, uint32_t* __restrict__ ones) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const Fr s = load16(scalars + i).from_mont();
+  uint32_t hi = 0;
+#pragma unroll
+  for (int k = 1; k < 8; k++) hi |= s.v[k];
+  const bool is_one = (s.v[0] == 1) && hi == 0;
+  if (is_one && w0 == 0) atomicOr(&ones[i >> 5], 1u << (i & 31));
+  const uint32_t half = 1u << (c - 1), full = 1u << c;
+  uint32_t carry = 0;
+  for (int w = 0; w < w0 + nw; w++) {
+    uint32_t d = bits_at(s, w * c, c) + carry;
+    uint32_t neg = 0;
+    if (d > half) {
+      d = full - d;
+      neg = 1;
+      carry = 1;
+    } else {
+      carry = 0;
+    }
+    if (w >= w0) {
+      const size_t o = size_t(w - w0) * n + i;
+      keys[o] = (uint32_t(w - w0) << c) | (is_one ? 0u : d);
+      vals[o] = i | (neg << 31);
+    }
+  }
+}
+
+__global__ void msm_bounds(const uint32_t* __restrict__ keys, uint32_t m, uint32_t* __restrict__ start,
+                           uint32_t* __restrict__ end) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= m) return;
+  const uint32_t k = keys[i];
+  if (i == 0 || keys[i - 1] != k) start[k] = i;
+  if (i == m - 1 || keys[i + 1] != k) end[k] = i + 1;
+}
+
+template <class F>
+__device__ __forceinline__ void msm_flush(uint32_t k, const Xyzz<F>& acc, uint32_t s, uint32_t e, uint32_t t, int c,
+                                          const uint32_t* start, const uint32_t* end, Xyzz<F>* buckets,
+                                          Xyzz<F>* lo, Xyzz<F>* hi) {
+  const uint32_t maskc = (1u << c) - 1;
+  if ((k & maskc) == 0) return;
+  const uint32_t rs = start[k], re = end[k];
+  if (rs >= s && re <= e) {
+    store16(buckets + size_t(k >> c) * (1u << (c - 1)) + (k & maskc) - 1, acc);
+  } else if (rs < s) {
+    store16(lo + t, acc);
+  } else {
+    store16(hi + t, acc);
+  }
+}
+
+template <class F>
+__global__ void msm_segments(const Affine<F>* __restrict__ bases, const uint32_t* __restrict__ keys,
+                             const uint32_t* __restrict__ vals, uint32_t m, uint32_t K, int c,
+                             const uint32_t* __restrict__ start, const uint32_t* __restrict__ end,
+                             Xyzz<F>* buckets, Xyzz<F>* lo, Xyzz<F>* hi) {
+  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  const uint64_t s64 = uint64_t(t) * K;
+  if (s64 >= m) return;
+  const uint32_t s = uint32_t(s64);
+  const uint32_t e = (s64 + K < m) ? uint32_t(s64 + K) : m;
+  const uint32_t maskc = (1u << c) - 1;
+  uint32_t cur = keys[s];
+  Xyzz<F> acc = Xyzz<F>::inf();
+  for (uint32_t i = s; i < e; i++) {
+    const uint32_t k = keys[i];
+    if (k != cur) {
+      msm_flush<F>(cur, acc, s, e, t, c, start, end, buckets, lo, hi);
+      cur = k;
+      acc = Xyzz<F>::inf();
+    }
+    if (k & maskc) {
+      const uint32_t v = vals[i];
+      Affine<F> p = load16(bases + (v & 0x7fffffffu));
+      if (v >> 31) p = p.neg();
+      acc = acc.add_affine(p);
+    }
+  }
+  msm_flush<F>(cur, acc, s, e, t, c, start, end, buckets, lo, hi);
+}
+
+template <class F>
+__global__ void msm_fixup(uint32_t nkeys, uint32_t K, int c, const uint32_t* __restrict__ start,
+                          const uint32_t* __restrict__ end, Xyzz<F>* buckets, const Xyzz<F>* __restrict__ lo,
+                          const Xyzz<F>* __restrict__ hi) {
+  const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= nkeys) return;
+  const uint32_t maskc = (1u << c) - 1, B = 1u << (c - 1);
+  const uint32_t mag = k & maskc;
+  if (mag == 0 || mag > B) return;
+  Xyzz<F>* slot = buckets + size_t(k >> c) * B + mag - 1;
+  const uint32_t rs = start[k], re = end[k];
+  if (rs == re) {
+    store16(slot, Xyzz<F>::inf());
+    return;
+  }
+  const uint32_t t0 = rs / K, t1 = (re - 1) / K;
+  if (t0 == t1) return;  // the run lies inside one segment, which wrote it
+  Xyzz<F> acc = load16(hi + t0);
+  for (uint32_t t = t0 + 1; t <= t1; t++) acc = acc.add(load16(lo + t));
+  store16(slot, acc);
+}
+
+// msm_bucket_reduce: thread (w, g) returns Σ_{j<L} (g·L + j + 1)·bucket[w][g·L + j].
+template <class F>
+__global__ void msm_bucket_reduce(const Xyzz<F>* __restrict__ buckets, uint32_t nwins, uint32_t B, uint32_t L,
+                                  Xyzz<F>* __restrict__ out) {
+  const uint32_t G = B / L;
+  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= nwins * G) return;
+  const uint32_t w = t / G, g = t % G;
+  const Xyzz<F>* b = buckets + size_t(w) * B + size_t(g) * L;
+  Xyzz<F> run = Xyzz<F>::inf(), tot = Xyzz<F>::inf();
+  for (int j = int(L) - 1; j >= 0; j--) {
+    run = run.add(load16(b + j));
+    tot = tot.add(run);
+  }
+  if (g) tot = tot.add(run.mul_small(g * L));
+  store16(out + t, tot);
+}
+
+inline int ceil_log2(uint64_t x) {
+  int r = 0;
+  while ((uint64_t(1) << r) < x) r++;
+  return r;
+}
+
+// msm_window_bits minimises (number of windows)·(n + 4·buckets), a count of point additions.
+inline uint32_t msm_window_bits(uint64_t n) {
+  uint32_t best = 8;
+  double best_cost = 1e300;
+  for (uint32_t c = 4; c <= 20; c++) {
+    const double nwins = double((kScalarBits + c - 1) / c);
+    const double cost = nwins * (double(n) + 4.0 * double(1u << (c - 1)));
+    if (cost < best_cost) {
+      best_cost = cost;
+      best = c;
+    }
+  }
+  return best;
+}
+
+template <class F>
+void msm_run(snarkpipe_ctx* ctx, const Affine<F>* bases, const Fr* scalars, uint64_t n, uint32_t c_req,
+             Xyzz<F>* h_windows, uint32_t* nwins_out, uint32_t* c_out) {
+  cudaStream_t s = ctx->stream;
+  if (!bases || !scalars || !h_windows || !nwins_out || !c_out) invalid("nil argument");
+  if (n >= (uint64_t(1) << 31)) invalid("msm: n must be < 2^31");
+  if (n == 0) {
+    h_windows[0] = Xyzz<F>::inf();
+    *nwins_out = 1;
+    *c_out = 1;
+    return;
+  }
+  const uint32_t c = c_req ? c_req : msm_window_bits(n);
+  if (c < 2 || c > 24) invalid("msm: window bits must be in [2, 24]");
+  const uint32_t nwins = (kScalarBits + c - 1) / c;
+  if (nwins > SNARKPIPE_MAX_WINDOWS) invalid("msm: too many windows");
+  const uint32_t B = 1u << (c - 1);
+
+  // Windows per batch: keep the sorted arrays at <= 2^28 entries.
+  uint32_t nw_batch = uint32_t((uint64_t(1) << 28) / n);
+  if (nw_batch < 1) nw_batch = 1;
+  if (nw_batch > nwins) nw_batch = nwins;
+  const uint64_t mmax = uint64_t(nw_batch) * n;
+  uint32_t K = uint32_t(mmax >> 19);
+  if (K < 8) K = 8;
+  if (K > 256) K = 256;
+  const uint64_t nseg_max = (mmax + K - 1) / K;
+  const uint32_t nkeys = nw_batch << c;
+
+  Buf<uint32_t> keys_in(mmax, s), vals_in(mmax, s), keys_out(mmax, s), vals_out(mmax, s);
+  Buf<uint32_t> start(nkeys, s), end(nkeys, s);
+  Buf<uint32_t> ones((n + 31) / 32, s);
+  Buf<Xyzz<F>> buckets(size_t(nwins) * B, s), lo(nseg_max, s), hi(nseg_max, s);
+  SP_CUDA(cudaMemsetAsync(ones.p, 0, ((n + 31) / 32) * 4, s));
+
+  size_t temp_bytes = 0;
+  SP_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, keys_in.p, keys_out.p, vals_in.p, vals_out.p,
+                                          int(mmax), 0, int(c) + ceil_log2(nw_batch), s));
+  Buf<uint8_t> temp(temp_bytes, s);
+
+  for (uint32_t w0 = 0; w0 < nwins; w0 += nw_batch) {
+    const uint32_t nw = (nwins - w0 < nw_batch) ? nwins - w0 : nw_batch;
+    const uint32_t m = uint32_t(uint64_t(nw) * n);
+    msm_digits<<<blocks_for(n, 256), 256, 0, s>>>(scalars, uint32_t(n), int(c), int(w0), int(nw), keys_in.p,
+                                                   vals_in.p, ones.p);
+    SP_LAUNCHED("msm_digits");
+    size_t tb = temp_bytes;
+    SP_CUDA(cub::DeviceRadixSort::SortPairs(temp.p, tb, keys_in.p, keys_out.p, vals_in.p, vals_out.p, int(m), 0,
+                                            int(c) + ceil_log2(nw), s));
+    SP_CUDA(cudaMemsetAsync(start.p, 0, size_t(nw << c) * 4, s));
+    SP_CUDA(cudaMemsetAsync(end.p, 0, size_t(nw << c) * 4, s));
+    msm_bounds<<<blocks_for(m, 256), 256, 0, s>>>(keys_out.p, m, start.p, end.p);
+    SP_LAUNCHED("msm_bounds");
+    const uint32_t nseg = (m + K - 1) / K;
+    msm_segments<F><<<blocks_for(nseg, 128), 128, 0, s>>>(bases, keys_out.p, vals_out.p, m, K, int(c), start.p,
+                                                          end.p, buckets.p + size_t(w0) * B, lo.p, hi.p);
+    SP_LAUNCHED("msm_segments");
+    msm_fixup<F><<<blocks_for(nw << c, 128), 128, 0, s>>>(nw << c, K, int(c), start.p, end.p,
+                                                          buckets.p + size_t(w0) * B, lo.p, hi.p);
+    SP_LAUNCHED("msm_fixup");
+  }
+
+  const uint32_t L = B < 32 ? B : 32;
+  const uint32_t G = B / L;
+  Buf<Xyzz<F>> parts(size_t(nwins) * G, s), tmp(size_t(nwins) * G, s);
+  msm_bucket_reduce<F><<<blocks_for(nwins * G, 64), 64, 0, s>>>(buckets.p, nwins, B, L, parts.p);
+  SP_LAUNCHED("msm_bucket_reduce");
+  Xyzz<F>* wins = reduce_segments<F>(parts.p, tmp.p, nwins, G, s);
+
+  // Scalars equal to one: plain batch addition, added to window 0 (weight 2^0).
+  Buf<Xyzz<F>> ones_sum(1, s);
+  batch_add<F>(bases, ones.p, n, ones_sum.p, s);
+  add_into<F><<<1, 1, 0, s>>>(wins, ones_sum.p);
+  SP_LAUNCHED("add_into");
+
+  SP_CUDA(cudaMemcpyAsync(h_windows, wins, size_t(nwins) * sizeof(Xyzz<F>), cudaMemcpyDeviceToHost, s));
+  SP_CUDA(cudaStreamSynchronize(s));
+  *nwins_out = nwins;
+  *c_out = c;
+}
+
+}  // namespace snarkpipe
