@@ -1,75 +1,22 @@
 package gadget
 
 import (
-	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/snarkpipe/snarkpipe/prover/r1cs"
 )
 
-// The Poseidon circuit: neptune v11's legacy poseidon_hash (src/circuit.rs), which
-// rust-fil-proofs always calls (spec circuits.md §5.3). It follows the optimized static
-// schedule of the native hash; the rows, their sides and the aux order are upstream's:
+// The direct construction of neptune v11's legacy poseidon_hash (src/circuit.rs), written
+// step by step from spec §5.3. It runs once per arity, into a poseidonTemplateRecorder;
+// PoseidonHashCircuit then replays the recorded rows for every hash (poseidon_circuit.go).
 //
 //   - element 0 starts as the constant tag·ONE and its first S-box is folded into a
 //     constant; elements 1..arity are the given AllocatedNums, never re-allocated;
 //   - an S-box on an element that is still a linear combination first allocates it
 //     (ensure_allocated: aux v, row lc | ONE | v), then emits l², l⁴, l⁵ (3 aux, 3 rows);
-//   - mixing builds linear combinations only; no rows.
-//
-// Cost: 3·(t·RF + RP − 1) + (t·RF + RP − arity) rows, aux = rows.
-
-// ErrPoseidonConstants reports a nil constants argument.
-var ErrPoseidonConstants = errors.New("gadget: nil Poseidon constants")
-
-// PoseidonHashCircuit synthesizes the Poseidon hash of preimage (exactly c.Arity
-// allocated numbers) and returns the allocated digest.
-func PoseidonHashCircuit(cs r1cs.ConstraintSystem, c *PoseidonConstants, preimage []AllocatedNum) (AllocatedNum, error) {
-	if c == nil {
-		return AllocatedNum{}, ErrPoseidonConstants
-	}
-	if len(preimage) != c.Arity {
-		return AllocatedNum{}, fmt.Errorf("%w: got %d elements, arity %d", ErrPoseidonPreimage, len(preimage), c.Arity)
-	}
-	p := poseidonCircuitPool.Get().(*poseidonCircuit)
-	defer poseidonCircuitPool.Put(p)
-	return p.hash(cs, c, preimage), nil
-}
-
-// HashMDCircuit is rust-fil-proofs' hash_md_circuit: the Merkle–Damgård chain of HashMD
-// over arity-36 hashes. A short last chunk is padded with freshly allocated zero aux
-// variables that no row constrains, allocated just before that chunk's hash, as upstream
-// does. elements needs ≥ 2 entries.
-func HashMDCircuit(cs r1cs.ConstraintSystem, elements []AllocatedNum) (AllocatedNum, error) {
-	if len(elements) < 2 {
-		return AllocatedNum{}, fmt.Errorf("%w: hash_md needs at least 2 elements, got %d", ErrPoseidonPreimage, len(elements))
-	}
-	c, err := PoseidonFor(36)
-	if err != nil {
-		return AllocatedNum{}, err
-	}
-	acc := elements[0]
-	preimage := make([]AllocatedNum, c.Arity)
-	for rest := elements[1:]; len(rest) > 0; {
-		n := min(len(rest), c.Arity-1)
-		preimage[0] = acc
-		copy(preimage[1:], rest[:n])
-		for i := n + 1; i < c.Arity; i++ {
-			preimage[i] = AllocNum(cs, fr.Element{})
-		}
-		cs.Push(fmt.Sprintf("hash md %d", (len(elements)-1-len(rest))/(c.Arity-1)))
-		acc, err = PoseidonHashCircuit(cs, c, preimage)
-		cs.Pop()
-		if err != nil {
-			return AllocatedNum{}, err
-		}
-		rest = rest[n:]
-	}
-	return acc, nil
-}
+//   - mixing builds linear combinations only (Num addition and scaling); no rows.
 
 // poseidonElt is one state element: an allocated variable, or a linear combination that
 // has not been allocated yet (neptune's Elt::Allocated / Elt::Num).
@@ -94,9 +41,8 @@ func (e *poseidonElt) addScaledTo(lc *r1cs.LC, k *fr.Element) {
 	lc.AddScaledLC(k, e.lc)
 }
 
-// poseidonCircuit holds the state while one hash is synthesized. The two element arrays
-// are swapped by each mixing step; their linear-combination buffers are reused across
-// hashes through poseidonCircuitPool.
+// poseidonCircuit holds the state while the hash is constructed. The two element arrays
+// are swapped by each mixing step.
 type poseidonCircuit struct {
 	cs    r1cs.ConstraintSystem
 	c     *PoseidonConstants
@@ -106,8 +52,6 @@ type poseidonCircuit struct {
 	// rows are the scratch sides of the rows the S-boxes emit.
 	a, b, cc r1cs.LC
 }
-
-var poseidonCircuitPool = sync.Pool{New: func() any { return new(poseidonCircuit) }}
 
 func (p *poseidonCircuit) hash(cs r1cs.ConstraintSystem, c *PoseidonConstants, preimage []AllocatedNum) AllocatedNum {
 	p.cs, p.c, p.round = cs, c, 0
@@ -133,20 +77,20 @@ func (p *poseidonCircuit) hash(cs r1cs.ConstraintSystem, c *PoseidonConstants, p
 	p.mix()
 
 	for r := 1; r < half; r++ {
-		cs.Push("initial full round")
+		cs.Push(fmt.Sprintf("initial full round %d", r))
 		p.fullRound(k[:t])
 		cs.Pop()
 		k = k[t:]
 	}
-	for range c.PartialRounds {
-		cs.Push("partial round")
+	for r := range c.PartialRounds {
+		cs.Push(fmt.Sprintf("partial round %d", r))
 		p.sbox(0, &k[0])
 		cs.Pop()
 		k = k[1:]
 		p.mix()
 	}
 	for r := 0; r < half-1; r++ {
-		cs.Push("final full round")
+		cs.Push(fmt.Sprintf("final full round %d", r))
 		p.fullRound(k[:t])
 		cs.Pop()
 		k = k[t:]

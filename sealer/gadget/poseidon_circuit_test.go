@@ -201,3 +201,114 @@ func BenchmarkPoseidonCircuitWitness8(b *testing.B) {
 		}
 	}
 }
+
+// TestPoseidonWitnessAux: the native trace equals, value for value, the aux assignment the
+// circuit makes (and which the Checker accepted above), for every arity.
+func TestPoseidonWitnessAux(t *testing.T) {
+	rng := rand.New(rand.NewPCG(51, 52))
+	for _, arity := range PoseidonArities {
+		c := poseidonForTest(t, arity)
+		in := poseidonRandom(rng, arity)
+		aux := make([]fr.Element, c.PoseidonAuxCount())
+		digest, err := c.WitnessAux(aux, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(aux) != poseidonCircuitRows[arity] {
+			t.Fatalf("arity %d: PoseidonAuxCount %d", arity, len(aux))
+		}
+		w := r1cs.NewWitness(r1cs.Capacity{})
+		out, err := PoseidonHashCircuit(w, c, poseidonAllocPreimage(w, in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range aux {
+			if !aux[j].Equal(&w.Aux[arity+j]) {
+				t.Fatalf("arity %d: trace aux %d differs from the circuit's", arity, j)
+			}
+		}
+		var want fr.Element
+		if err := c.Hash(&want, in); err != nil {
+			t.Fatal(err)
+		}
+		if !digest.Equal(&want) || !out.Value.Equal(&want) {
+			t.Errorf("arity %d: trace digest differs from Hash", arity)
+		}
+	}
+	c := poseidonForTest(t, 2)
+	if _, err := c.WitnessAux(make([]fr.Element, 10), make([]fr.Element, 2)); err == nil {
+		t.Error("short aux buffer accepted")
+	}
+	if _, err := c.WitnessAux(make([]fr.Element, 311), make([]fr.Element, 3)); !errors.Is(err, ErrPoseidonPreimage) {
+		t.Errorf("bad preimage: %v", err)
+	}
+}
+
+// TestPoseidonCircuitCustomTag: a WithDomainTag copy (SnapDeals' Custom(1)) gets its own
+// template: the circuit digest follows the tag, and the shared instance is unaffected.
+func TestPoseidonCircuitCustomTag(t *testing.T) {
+	base := poseidonForTest(t, 2)
+	tag, err := PoseidonCustomTag(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	custom := base.WithDomainTag(tag)
+	in := poseidonAscending(2)
+	for _, c := range []*PoseidonConstants{custom, base} {
+		var want fr.Element
+		if err := c.Hash(&want, in); err != nil {
+			t.Fatal(err)
+		}
+		chk := r1cs.NewChecker()
+		out, err := PoseidonHashCircuit(chk, c, poseidonAllocPreimage(chk, in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := chk.Err(); err != nil || !out.Value.Equal(&want) {
+			t.Errorf("tag %s: err %v, digest matches %v", c.DomainTag.String(), err, out.Value.Equal(&want))
+		}
+	}
+	var a, b fr.Element
+	_ = custom.Hash(&a, in)
+	_ = base.Hash(&b, in)
+	if a.Equal(&b) {
+		t.Error("custom tag does not change the digest")
+	}
+}
+
+// poseidonNopCS discards everything: it measures the gadget's own cost.
+type poseidonNopCS struct{ n int }
+
+func (c *poseidonNopCS) Alloc(fr.Element) r1cs.Variable               { c.n++; return r1cs.Aux(c.n - 1) }
+func (c *poseidonNopCS) AllocInput(fr.Element) r1cs.Variable          { return r1cs.One }
+func (c *poseidonNopCS) Enforce(string, *r1cs.LC, *r1cs.LC, *r1cs.LC) {}
+func (c *poseidonNopCS) Push(string)                                  {}
+func (c *poseidonNopCS) Pop()                                         {}
+
+func benchmarkPoseidonCircuit(b *testing.B, arity int) {
+	c := poseidonForTest(b, arity)
+	cs := &poseidonNopCS{}
+	pre := poseidonAllocPreimage(cs, poseidonAscending(arity))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := PoseidonHashCircuit(cs, c, pre); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkPoseidonCircuit2(b *testing.B)  { benchmarkPoseidonCircuit(b, 2) }
+func BenchmarkPoseidonCircuit8(b *testing.B)  { benchmarkPoseidonCircuit(b, 8) }
+func BenchmarkPoseidonCircuit11(b *testing.B) { benchmarkPoseidonCircuit(b, 11) }
+
+func BenchmarkPoseidonWitnessAux8(b *testing.B) {
+	c := poseidonForTest(b, 8)
+	in := poseidonAscending(8)
+	aux := make([]fr.Element, c.PoseidonAuxCount())
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.WitnessAux(aux, in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -43,6 +43,8 @@ type PoseidonConstants struct {
 	preSparse []fr.Element
 	// sparse[i] replaces M in partial round i.
 	sparse []sparseMatrix
+	// template is the recorded circuit of this instance (poseidon_template.go).
+	template *poseidonTemplateCache
 }
 
 // halfFull is RF/2.
@@ -82,6 +84,7 @@ func mustPoseidonFor(arity int) *PoseidonConstants {
 func (c *PoseidonConstants) WithDomainTag(tag fr.Element) *PoseidonConstants {
 	d := *c
 	d.DomainTag = tag
+	d.template = new(poseidonTemplateCache)
 	return &d
 }
 
@@ -110,6 +113,7 @@ func newPoseidonConstants(arity int) (*PoseidonConstants, error) {
 		DomainTag:      PoseidonMerkleTreeTag(arity),
 		RoundConstants: poseidonRoundConstants(t, rf, rp),
 		mds:            cauchyMDS(t),
+		template:       new(poseidonTemplateCache),
 	}
 	mInv, err := c.mds.inverse()
 	if err != nil {
