@@ -9,11 +9,11 @@ import (
 	"unsafe"
 )
 
-// Point vectors of a production parameter file are tens of gigabytes. Keeping them on the
-// Go heap would make every GC cycle scan-free but still size-accounted (GOGC would let the
-// heap double before collecting) and would keep them alive until the collector notices.
-// Instead they live in anonymous mappings released explicitly by Params.Close. The point
-// types contain no Go pointers, so the collector never needs to see this memory.
+// Point vectors of a production parameter file are tens of gigabytes. On the Go heap they
+// would count toward GOGC's heap goal (a 44 GiB live heap lets garbage grow by another
+// 44 GiB before the next collection) and would be returned only when the collector gets
+// to them. Instead they live in anonymous mappings released explicitly by Params.Close.
+// The point types contain no Go pointers, so the collector never needs to see this memory.
 
 // offheapMinBytes is the size under which a vector simply lives on the Go heap: a mapping
 // costs a syscall and rounds up to a page, which is not worth it for the verifying key's
