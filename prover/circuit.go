@@ -2,7 +2,10 @@
 // shared by the proving packages.
 package prover
 
-import "github.com/snarkpipe/snarkpipe/prover/r1cs"
+import (
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/snarkpipe/snarkpipe/prover/r1cs"
+)
 
 // CircuitID names one R1CS shape: circuits with equal IDs synthesize identical systems
 // (same rows, same allocation order) and share one parameter file and one recording.
@@ -14,4 +17,17 @@ type CircuitID string
 type Circuit interface {
 	ID() CircuitID
 	Synthesize(cs r1cs.ConstraintSystem) error
+}
+
+// WitnessFiller is implemented by circuits that can produce their assignment without
+// running Synthesize ("witness-only synthesis"): a specialised generator that writes the
+// values straight into the prover's buffers. The proving pipeline uses it, when present,
+// once the circuit's shape has been recorded.
+//
+// inputs has one slot per public input, ONE included (inputs[0] is already 1 and must be
+// left alone); aux has one slot per aux variable. The values must be exactly those that
+// Synthesize would allocate, in allocation order. An error means the circuit cannot
+// produce a witness (for instance bad vanilla data); it must not panic.
+type WitnessFiller interface {
+	FillWitness(inputs, aux []fr.Element) error
 }
