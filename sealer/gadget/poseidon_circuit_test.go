@@ -209,13 +209,13 @@ func TestPoseidonWitnessAux(t *testing.T) {
 	for _, arity := range PoseidonArities {
 		c := poseidonForTest(t, arity)
 		in := poseidonRandom(rng, arity)
-		aux := make([]fr.Element, c.PoseidonAuxCount())
+		aux := make([]fr.Element, c.AuxCount())
 		digest, err := c.WitnessAux(aux, in)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(aux) != poseidonCircuitRows[arity] {
-			t.Fatalf("arity %d: PoseidonAuxCount %d", arity, len(aux))
+			t.Fatalf("arity %d: AuxCount %d", arity, len(aux))
 		}
 		w := r1cs.NewWitness(r1cs.Capacity{})
 		out, err := PoseidonHashCircuit(w, c, poseidonAllocPreimage(w, in))
@@ -304,7 +304,7 @@ func BenchmarkPoseidonCircuit11(b *testing.B) { benchmarkPoseidonCircuit(b, 11) 
 func BenchmarkPoseidonWitnessAux8(b *testing.B) {
 	c := poseidonForTest(b, 8)
 	in := poseidonAscending(8)
-	aux := make([]fr.Element, c.PoseidonAuxCount())
+	aux := make([]fr.Element, c.AuxCount())
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := c.WitnessAux(aux, in); err != nil {

@@ -32,7 +32,7 @@ func FuzzPoseidonMatchesReference(f *testing.F) {
 		if want := referencePoseidon(c, in); !got.Equal(&want) {
 			t.Fatalf("arity %d: optimized != reference", arity)
 		}
-		aux := make([]fr.Element, c.PoseidonAuxCount())
+		aux := make([]fr.Element, c.AuxCount())
 		if d, err := c.WitnessAux(aux, in); err != nil || !d.Equal(&got) {
 			t.Fatalf("arity %d: trace digest differs (%v)", arity, err)
 		}

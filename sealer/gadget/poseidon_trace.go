@@ -6,14 +6,14 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 )
 
-// PoseidonAuxCount is the number of aux variables (= rows) the circuit of c allocates.
-func (c *PoseidonConstants) PoseidonAuxCount() int {
+// AuxCount is the number of aux variables (= rows) the circuit of c allocates.
+func (c *PoseidonConstants) AuxCount() int {
 	t := c.Width
 	return 3*(t-1) + 4*t*(c.FullRounds-1) + 4*c.PartialRounds + 1
 }
 
 // WitnessAux computes, natively, the values of every aux variable PoseidonHashCircuit
-// allocates for preimage, in allocation order, into aux (len PoseidonAuxCount), and
+// allocates for preimage, in allocation order, into aux (len AuxCount), and
 // returns the digest (the last of them). It is the fast witness fill for generators that
 // need the values but not the rows; it allocates nothing.
 //
@@ -25,8 +25,8 @@ func (c *PoseidonConstants) WitnessAux(aux []fr.Element, preimage []fr.Element) 
 	if len(preimage) != c.Arity {
 		return fr.Element{}, fmt.Errorf("%w: got %d elements, arity %d", ErrPoseidonPreimage, len(preimage), c.Arity)
 	}
-	if len(aux) != c.PoseidonAuxCount() {
-		return fr.Element{}, fmt.Errorf("gadget: Poseidon witness buffer has %d slots, want %d", len(aux), c.PoseidonAuxCount())
+	if len(aux) != c.AuxCount() {
+		return fr.Element{}, fmt.Errorf("gadget: Poseidon witness buffer has %d slots, want %d", len(aux), c.AuxCount())
 	}
 	tr := poseidonTracer{c: c, aux: aux}
 	s := &tr.s
