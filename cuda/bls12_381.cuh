@@ -22,15 +22,15 @@ static __device__ __constant__ uint32_t kFrOne[8] = {
 struct FpParams {
   static constexpr int N = 12;
   static constexpr uint32_t M0 = 0xfffcfffdu;
-  __device__ __forceinline__ static uint32_t mod(int i) { return kFpMod[i]; }
-  __device__ __forceinline__ static uint32_t one(int i) { return kFpOne[i]; }
+  static __device__ __forceinline__ uint32_t mod(int i) { return kFpMod[i]; }
+  static __device__ __forceinline__ uint32_t one(int i) { return kFpOne[i]; }
 };
 
 struct FrParams {
   static constexpr int N = 8;
   static constexpr uint32_t M0 = 0xffffffffu;
-  __device__ __forceinline__ static uint32_t mod(int i) { return kFrMod[i]; }
-  __device__ __forceinline__ static uint32_t one(int i) { return kFrOne[i]; }
+  static __device__ __forceinline__ uint32_t mod(int i) { return kFrMod[i]; }
+  static __device__ __forceinline__ uint32_t one(int i) { return kFrOne[i]; }
 };
 
 using Fp = Fe<FpParams>;

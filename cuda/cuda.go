@@ -42,7 +42,9 @@ type StatusError struct {
 	Msg  string
 }
 
-func (e *StatusError) Error() string { return fmt.Sprintf("cuda: %s: %s (code %d)", e.Func, e.Msg, e.Code) }
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("cuda: %s: %s (code %d)", e.Func, e.Msg, e.Code)
+}
 
 // Temporary reports whether retrying later (or after freeing memory) may succeed.
 func (e *StatusError) Temporary() bool { return e.Code == CodeNoMemory || e.Code == CodeCUDA }

@@ -20,10 +20,10 @@ template <class F>
 struct alignas(16) Xyzz {
   F X, Y, ZZ, ZZZ;
 
-  __host__ __device__ __forceinline__ static Xyzz inf() { return Xyzz{F::zero(), F::zero(), F::zero(), F::zero()}; }
+  static __host__ __device__ __forceinline__ Xyzz inf() { return Xyzz{F::zero(), F::zero(), F::zero(), F::zero()}; }
   __device__ __forceinline__ bool is_inf() const { return ZZ.is_zero(); }
 
-  __device__ __forceinline__ static Xyzz from_affine(const Affine<F>& p) {
+  static __device__ __forceinline__ Xyzz from_affine(const Affine<F>& p) {
     if (p.is_inf()) return inf();
     return Xyzz{p.x, p.y, F::one(), F::one()};
   }
@@ -45,7 +45,7 @@ struct alignas(16) Xyzz {
   }
 
   // mdbl-2008-s-1: 2·p for an affine p, as XYZZ.
-  __device__ static Xyzz dbl_affine(const Affine<F>& p) {
+  static __device__ Xyzz dbl_affine(const Affine<F>& p) {
     F U = p.y.dbl();
     F V = U.sqr();
     F W = U * V;

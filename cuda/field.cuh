@@ -17,7 +17,7 @@ struct alignas(16) Fe {
   static constexpr int N = P::N;
   uint32_t v[N];
 
-  __host__ __device__ __forceinline__ static Fe zero() {
+  static __host__ __device__ __forceinline__ Fe zero() {
     Fe r;
 #pragma unroll
     for (int i = 0; i < N; i++) r.v[i] = 0;
@@ -25,7 +25,7 @@ struct alignas(16) Fe {
   }
 
   // one in Montgomery form (R mod p).
-  __device__ __forceinline__ static Fe one() {
+  static __device__ __forceinline__ Fe one() {
     Fe r;
 #pragma unroll
     for (int i = 0; i < N; i++) r.v[i] = P::one(i);
@@ -48,7 +48,7 @@ struct alignas(16) Fe {
   __device__ __forceinline__ bool operator!=(const Fe& b) const { return !(*this == b); }
 
   // reduce_once returns x - p when x (with carry-out `hi`) >= p, else x.
-  __device__ __forceinline__ static Fe reduce_once(const Fe& x, uint32_t hi) {
+  static __device__ __forceinline__ Fe reduce_once(const Fe& x, uint32_t hi) {
     Fe s;
     uint32_t borrow;
     asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(s.v[0]) : "r"(x.v[0]), "r"(P::mod(0)));
@@ -167,8 +167,8 @@ template <class F>
 struct alignas(16) Ext2 {
   F c0, c1;
 
-  __host__ __device__ __forceinline__ static Ext2 zero() { return Ext2{F::zero(), F::zero()}; }
-  __device__ __forceinline__ static Ext2 one() { return Ext2{F::one(), F::zero()}; }
+  static __host__ __device__ __forceinline__ Ext2 zero() { return Ext2{F::zero(), F::zero()}; }
+  static __device__ __forceinline__ Ext2 one() { return Ext2{F::one(), F::zero()}; }
   __device__ __forceinline__ bool is_zero() const { return c0.is_zero() && c1.is_zero(); }
   __device__ __forceinline__ bool operator==(const Ext2& b) const { return c0 == b.c0 && c1 == b.c1; }
   __device__ __forceinline__ bool operator!=(const Ext2& b) const { return !(*this == b); }

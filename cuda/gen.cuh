@@ -12,7 +12,7 @@ namespace snarkpipe {
 constexpr int kGenChunk = 16;
 
 template <class F>
-__global__ void gen_bases(Affine<F>* __restrict__ out, uint64_t n, const Affine<F>* __restrict__ a, int lg_a,
+static __global__ void gen_bases(Affine<F>* __restrict__ out, uint64_t n, const Affine<F>* __restrict__ a, int lg_a,
                           const Affine<F>* __restrict__ b) {
   const uint64_t t = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const uint64_t i0 = t * kGenChunk;
@@ -66,7 +66,7 @@ __device__ __forceinline__ uint64_t splitmix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-__global__ void gen_scalars(Fr* __restrict__ out, uint64_t n, uint64_t seed, uint32_t zero_pm, uint32_t one_pm, Fr one) {
+static __global__ void gen_scalars(Fr* __restrict__ out, uint64_t n, uint64_t seed, uint32_t zero_pm, uint32_t one_pm, Fr one) {
   const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   uint64_t x = splitmix64(seed ^ (i * 0xd1b54a32d192ed03ull));
@@ -88,7 +88,7 @@ __global__ void gen_scalars(Fr* __restrict__ out, uint64_t n, uint64_t seed, uin
 }
 
 template <class F>
-__global__ void field_ops(const F* __restrict__ a, const F* __restrict__ b, uint64_t n, F* mul, F* add, F* sub) {
+static __global__ void field_ops(const F* __restrict__ a, const F* __restrict__ b, uint64_t n, F* mul, F* add, F* sub) {
   const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const F x = a[i], y = b[i];

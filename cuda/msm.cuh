@@ -34,7 +34,7 @@ __device__ __forceinline__ uint32_t bits_at(const Fr& s, int off, int c) {
   return raw & ((1u << c) - 1);
 }
 
-__global__ void msm_digits(const Fr* __restrict__ scalars, uint32_t n, int c, int w0, int nw,
+static __global__ void msm_digits(const Fr* __restrict__ scalars, uint32_t n, int c, int w0, int nw,
                            uint32_t* __restrict__ keys, uint32_t* __restrict__ vals, uint32_t* __restrict__ ones) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
@@ -64,7 +64,7 @@ __global__ void msm_digits(const Fr* __restrict__ scalars, uint32_t n, int c, in
   }
 }
 
-__global__ void msm_bounds(const uint32_t* __restrict__ keys, uint32_t m, uint32_t* __restrict__ start,
+static __global__ void msm_bounds(const uint32_t* __restrict__ keys, uint32_t m, uint32_t* __restrict__ start,
                            uint32_t* __restrict__ end) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= m) return;
@@ -90,7 +90,7 @@ __device__ __forceinline__ void msm_flush(uint32_t k, const Xyzz<F>& acc, uint32
 }
 
 template <class F>
-__global__ void msm_segments(const Affine<F>* __restrict__ bases, const uint32_t* __restrict__ keys,
+static __global__ void msm_segments(const Affine<F>* __restrict__ bases, const uint32_t* __restrict__ keys,
                              const uint32_t* __restrict__ vals, uint32_t m, uint32_t K, int c,
                              const uint32_t* __restrict__ start, const uint32_t* __restrict__ end,
                              Xyzz<F>* buckets, Xyzz<F>* lo, Xyzz<F>* hi) {
@@ -120,7 +120,7 @@ __global__ void msm_segments(const Affine<F>* __restrict__ bases, const uint32_t
 }
 
 template <class F>
-__global__ void msm_fixup(uint32_t nkeys, uint32_t K, int c, const uint32_t* __restrict__ start,
+static __global__ void msm_fixup(uint32_t nkeys, uint32_t K, int c, const uint32_t* __restrict__ start,
                           const uint32_t* __restrict__ end, Xyzz<F>* buckets, const Xyzz<F>* __restrict__ lo,
                           const Xyzz<F>* __restrict__ hi) {
   const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
@@ -143,7 +143,7 @@ __global__ void msm_fixup(uint32_t nkeys, uint32_t K, int c, const uint32_t* __r
 
 // msm_bucket_reduce: thread (w, g) returns Σ_{j<L} (g·L + j + 1)·bucket[w][g·L + j].
 template <class F>
-__global__ void msm_bucket_reduce(const Xyzz<F>* __restrict__ buckets, uint32_t nwins, uint32_t B, uint32_t L,
+static __global__ void msm_bucket_reduce(const Xyzz<F>* __restrict__ buckets, uint32_t nwins, uint32_t B, uint32_t L,
                                   Xyzz<F>* __restrict__ out) {
   const uint32_t G = B / L;
   const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;

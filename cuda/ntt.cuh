@@ -17,7 +17,7 @@
 namespace snarkpipe {
 
 // pow_table: out[i] = base^(i·2^shift).
-__global__ void pow_table(Fr* __restrict__ out, uint32_t count, Fr base, int shift) {
+static __global__ void pow_table(Fr* __restrict__ out, uint32_t count, Fr base, int shift) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= count) return;
   Fr b = base;
@@ -57,7 +57,7 @@ struct PowTablesBuf {
 __device__ __forceinline__ uint32_t bitrev(uint32_t x, int bits) { return bits ? __brev(x) >> (32 - bits) : 0; }
 
 template <bool DIT>
-__global__ void ntt_pass(Fr* __restrict__ data, int lg_n, int t, int lg_s, int g_log, PowTables tw) {
+static __global__ void ntt_pass(Fr* __restrict__ data, int lg_n, int t, int lg_s, int g_log, PowTables tw) {
   extern __shared__ uint4 smem_raw[];
   Fr* sm = reinterpret_cast<Fr*>(smem_raw);
   const uint32_t G = 1u << g_log, tile = G << t, half_t = 1u << (t - 1);
@@ -154,7 +154,7 @@ inline void ntt_run(Fr* data, int lg_n, const Fr& root, bool dit, cudaStream_t s
 }
 
 // scale: x[p] *= c·g^i, i = p or bitrev(p); tables null means g = 1.
-__global__ void ntt_scale(Fr* __restrict__ data, int lg_n, Fr c, PowTables g, bool use_g, bool bitrev_index) {
+static __global__ void ntt_scale(Fr* __restrict__ data, int lg_n, Fr c, PowTables g, bool use_g, bool bitrev_index) {
   const uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
   if (p >= (1u << lg_n)) return;
   Fr f = c;
@@ -175,7 +175,7 @@ inline void scale_run(Fr* data, int lg_n, const Fr& c, const Fr* g, bool bitrev_
   }
 }
 
-__global__ void bitrev_permute(Fr* __restrict__ data, int lg_n) {
+static __global__ void bitrev_permute(Fr* __restrict__ data, int lg_n) {
   const uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
   if (p >= (1u << lg_n)) return;
   const uint32_t q = bitrev(p, lg_n);
@@ -194,7 +194,7 @@ inline void bitrev_run(Fr* data, int lg_n, cudaStream_t s) {
 }
 
 // a = (a·b − c)·z_inv.
-__global__ void quotient_combine(Fr* __restrict__ a, const Fr* __restrict__ b, const Fr* __restrict__ c, uint32_t n,
+static __global__ void quotient_combine(Fr* __restrict__ a, const Fr* __restrict__ b, const Fr* __restrict__ c, uint32_t n,
                                  Fr z_inv) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;

@@ -1,0 +1,237 @@
+// Package gpu implements backend.Backend on one CUDA device through libsnarkpipe_cuda.so
+// (package cuda). Bases are uploaded once and stay resident in device memory; scalars and
+// NTT vectors are copied per call into pooled device buffers. New returns an error
+// wrapping cuda.ErrNoCUDA when the library or a GPU is missing, so callers fall back to
+// the CPU backend.
+package gpu
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"unsafe"
+
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/snarkpipe/snarkpipe/cuda"
+	"github.com/snarkpipe/snarkpipe/prover/backend"
+)
+
+// Config selects the device and the library.
+type Config struct {
+	// Device is the CUDA ordinal.
+	Device int
+	// LibPath is the path of libsnarkpipe_cuda.so; empty means cuda.Candidates().
+	LibPath string
+	// WindowBits forces the MSM window width (0: chosen per size by the library).
+	WindowBits int
+}
+
+// DefaultConfig uses device 0 and the default library search.
+func DefaultConfig() Config { return Config{} }
+
+// Validate checks the configuration.
+func (c Config) Validate() error {
+	if c.Device < 0 {
+		return fmt.Errorf("gpu backend: negative device ordinal %d", c.Device)
+	}
+	if c.WindowBits != 0 && (c.WindowBits < 4 || c.WindowBits > 24) {
+		return fmt.Errorf("gpu backend: WindowBits %d outside [4, 24]", c.WindowBits)
+	}
+	return nil
+}
+
+// Backend is the CUDA implementation of backend.Backend. Calls are serialised on one
+// device stream.
+type Backend struct {
+	lib    *cuda.Lib
+	info   cuda.DeviceInfo
+	device int
+	window uint32
+
+	mu      sync.Mutex
+	ctx     cuda.Ctx
+	closed  bool
+	domains map[int]*quotientConsts
+}
+
+var _ backend.Backend = (*Backend)(nil)
+
+// New opens device cfg.Device.
+func New(cfg Config) (*Backend, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	lib, err := cuda.Load(cfg.LibPath)
+	if err != nil {
+		return nil, err
+	}
+	n, err := lib.DeviceCount()
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Device >= n {
+		return nil, fmt.Errorf("%w: device %d requested, %d present", cuda.ErrNoCUDA, cfg.Device, n)
+	}
+	info, err := lib.Device(cfg.Device)
+	if err != nil {
+		return nil, err
+	}
+	ctx, err := lib.NewCtx(cfg.Device)
+	if err != nil {
+		return nil, err
+	}
+	return &Backend{lib: lib, info: info, device: cfg.Device, window: uint32(cfg.WindowBits), ctx: ctx,
+		domains: make(map[int]*quotientConsts)}, nil
+}
+
+// Name is "gpu<ordinal>".
+func (b *Backend) Name() string { return fmt.Sprintf("gpu%d", b.device) }
+
+// Device describes the GPU.
+func (b *Backend) Device() cuda.DeviceInfo { return b.info }
+
+// Close releases the context; bases still open become unusable.
+func (b *Backend) Close() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return nil
+	}
+	b.closed = true
+	return b.lib.FreeCtx(b.ctx)
+}
+
+// wrap turns library failures into backend errors; *cuda.StatusError stays reachable
+// with errors.As (Temporary() tells out-of-memory and CUDA faults from bad input).
+func wrap(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("gpu backend: %s: %w", op, err)
+}
+
+// call runs f with the context under the lock.
+func (b *Backend) call(f func(ctx cuda.Ctx) error) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return backend.ErrClosed
+	}
+	return f(b.ctx)
+}
+
+// devBuf uploads bytes of host memory to a fresh device buffer; free must be called.
+func (b *Backend) devBuf(ctx cuda.Ctx, src unsafe.Pointer, bytes uint64) (cuda.DevPtr, error) {
+	p, err := b.lib.Alloc(ctx, bytes)
+	if err != nil {
+		return 0, err
+	}
+	if src != nil && bytes > 0 {
+		if err := b.lib.Upload(ctx, p, src, bytes); err != nil {
+			_ = b.lib.Free(ctx, p)
+			return 0, err
+		}
+	}
+	return p, nil
+}
+
+const (
+	g1AffineBytes = 96
+	g2AffineBytes = 192
+	frBytes       = 32
+)
+
+type deviceBases struct {
+	b     *Backend
+	ptr   cuda.DevPtr
+	n     int
+	g2    bool
+	mu    sync.Mutex
+	freed bool
+}
+
+func (d *deviceBases) Len() int { return d.n }
+
+func (d *deviceBases) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.freed {
+		return nil
+	}
+	d.freed = true
+	return d.b.call(func(ctx cuda.Ctx) error { return wrap("free bases", d.b.lib.Free(ctx, d.ptr)) })
+}
+
+// at returns the device address of base offset, checking that [offset, offset+n) exists.
+func (d *deviceBases) at(offset, n int) (cuda.DevPtr, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.freed {
+		return 0, backend.ErrClosed
+	}
+	if offset < 0 || n < 0 || offset+n > d.n {
+		return 0, fmt.Errorf("gpu backend: range [%d, %d) outside %d bases", offset, offset+n, d.n)
+	}
+	size := uint64(g1AffineBytes)
+	if d.g2 {
+		size = g2AffineBytes
+	}
+	return d.ptr + cuda.DevPtr(uint64(offset)*size), nil
+}
+
+type g1Bases struct{ deviceBases }
+type g2Bases struct{ deviceBases }
+
+var errForeignBases = errors.New("gpu backend: bases were not loaded by this backend")
+
+// LoadG1 copies points to device memory.
+func (b *Backend) LoadG1(points []bls.G1Affine) (backend.G1Bases, error) {
+	var p unsafe.Pointer
+	if len(points) > 0 {
+		p = unsafe.Pointer(&points[0])
+	}
+	ptr, err := b.upload(p, uint64(len(points))*g1AffineBytes)
+	if err != nil {
+		return nil, wrap("load G1 bases", err)
+	}
+	return &g1Bases{deviceBases{b: b, ptr: ptr, n: len(points)}}, nil
+}
+
+// LoadG2 copies points to device memory.
+func (b *Backend) LoadG2(points []bls.G2Affine) (backend.G2Bases, error) {
+	var p unsafe.Pointer
+	if len(points) > 0 {
+		p = unsafe.Pointer(&points[0])
+	}
+	ptr, err := b.upload(p, uint64(len(points))*g2AffineBytes)
+	if err != nil {
+		return nil, wrap("load G2 bases", err)
+	}
+	return &g2Bases{deviceBases{b: b, ptr: ptr, n: len(points), g2: true}}, nil
+}
+
+func (b *Backend) upload(p unsafe.Pointer, bytes uint64) (cuda.DevPtr, error) {
+	var ptr cuda.DevPtr
+	err := b.call(func(ctx cuda.Ctx) error {
+		var err error
+		ptr, err = b.devBuf(ctx, p, bytes)
+		return err
+	})
+	return ptr, err
+}
+
+func (b *Backend) g1(bases backend.G1Bases) (*deviceBases, error) {
+	g, ok := bases.(*g1Bases)
+	if !ok || g.b != b {
+		return nil, errForeignBases
+	}
+	return &g.deviceBases, nil
+}
+
+func (b *Backend) g2(bases backend.G2Bases) (*deviceBases, error) {
+	g, ok := bases.(*g2Bases)
+	if !ok || g.b != b {
+		return nil, errForeignBases
+	}
+	return &g.deviceBases, nil
+}

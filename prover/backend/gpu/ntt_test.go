@@ -1,0 +1,114 @@
+package gpu
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
+	"github.com/snarkpipe/snarkpipe/cuda"
+	"github.com/snarkpipe/snarkpipe/prover/backend/cpu"
+)
+
+// deviceNTT copies v to the device, transforms it and copies it back.
+func deviceNTT(t *testing.T, b *Backend, v []fr.Element, root fr.Element, dit bool) {
+	t.Helper()
+	lg := uint32(0)
+	for 1<<lg < len(v) {
+		lg++
+	}
+	bytes := uint64(len(v)) * frBytes
+	err := b.call(func(ctx cuda.Ctx) error {
+		p, err := b.devBuf(ctx, unsafe.Pointer(&v[0]), bytes)
+		if err != nil {
+			return err
+		}
+		defer b.lib.Free(ctx, p)
+		if err := b.lib.NTT(ctx, p, lg, unsafe.Pointer(&root), dit); err != nil {
+			return err
+		}
+		return b.lib.Download(ctx, unsafe.Pointer(&v[0]), p, bytes)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestNTTMatchesGnark(t *testing.T) {
+	b := testBackend(t)
+	rng := rand.New(rand.NewPCG(21, 22))
+	logs := []int{1, 2, 3, 5, 9, 10, 11, 12, 16, 19, 20, 21}
+	if testing.Short() {
+		logs = logs[:8]
+	}
+	for _, lg := range logs {
+		n := 1 << lg
+		d := fft.NewDomain(uint64(n))
+		for _, dit := range []bool{false, true} {
+			v := randScalars(rng, n)
+			want := slices_clone(v)
+			if dit {
+				d.FFT(want, fft.DIT) // bit-reversed in, natural out
+			} else {
+				d.FFT(want, fft.DIF) // natural in, bit-reversed out
+			}
+			deviceNTT(t, b, v, d.Generator, dit)
+			for i := range v {
+				if v[i] != want[i] {
+					t.Errorf("NTT 2^%d dit=%v: first mismatch at %d", lg, dit, i)
+					break
+				}
+			}
+		}
+	}
+}
+
+func slices_clone(v []fr.Element) []fr.Element { return append([]fr.Element(nil), v...) }
+
+func TestQuotientHMatchesCPU(t *testing.T) {
+	b := testBackend(t)
+	c, err := cpu.New(cpu.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(23, 24))
+	logs := []int{1, 2, 5, 10, 11, 16, 20}
+	if testing.Short() {
+		logs = logs[:5]
+	}
+	for _, lg := range logs {
+		m := 1 << lg
+		va, vb, vc := randScalars(rng, m), randScalars(rng, m), randScalars(rng, m)
+		ca, cb, cc := slices_clone(va), slices_clone(vb), slices_clone(vc)
+		if err := b.QuotientH(va, vb, vc); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.QuotientH(ca, cb, cc); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < m-1; i++ {
+			if va[i] != ca[i] {
+				t.Errorf("QuotientH m=2^%d: first mismatch at %d", lg, i)
+				break
+			}
+		}
+	}
+}
+
+func TestBenchSmall(t *testing.T) {
+	b := testBackend(t)
+	var out bytes.Buffer
+	cfg := BenchConfig{LibPath: b.lib.Path, G1MinLog: 10, G1MaxLog: 12, G2MinLog: 10, G2MaxLog: 11,
+		NTTMinLog: 10, NTTMaxLog: 12, BatchLog: 12, Repeats: 1}
+	if err := Bench(&out, cfg); err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range []string{"g1_msm_random", "g1_msm_filecoin", "g2_msm_random", "ntt_forward_nr", "ntt_coset_nr", "g1_batch_add_half"} {
+		if !strings.Contains(out.String(), row) {
+			t.Errorf("bench output lacks %s:\n%s", row, out.String())
+		}
+	}
+}
