@@ -196,3 +196,27 @@ func TestAPIVersionStrings(t *testing.T) {
 		t.Error("V1_3_0 accepted")
 	}
 }
+
+func TestPoRepConfigChallenges(t *testing.T) {
+	for _, p := range SealProofs() {
+		n, err := p.Config().ChallengesPerPartition()
+		if err != nil || n != p.ChallengesPerPartition {
+			t.Errorf("%s: %d %v, table %d", p.RustName, n, err, p.ChallengesPerPartition)
+		}
+	}
+	if _, err := (PoRepConfig{SectorSize: SectorSize32GiB, Partitions: 1}).ChallengesPerPartition(); err == nil {
+		t.Error("176 challenges in one partition accepted")
+	}
+	for in, want := range map[string]ChallengeMode{"": ChallengeInteractive, "SyntheticPoRep": ChallengeSynthetic, "NonInteractivePoRep": ChallengeNonInteractive} {
+		var f []string
+		if in != "" {
+			f = []string{in}
+		}
+		if m, err := ParseFeatures(f); err != nil || m != want {
+			t.Errorf("%q: %v %v", in, m, err)
+		}
+	}
+	if _, err := ParseFeatures([]string{"Foo"}); err == nil {
+		t.Error("unknown feature accepted")
+	}
+}

@@ -159,14 +159,53 @@ func PoRepChallenges(info *types.SealProofInfo, replicaID, commR, seed [32]byte,
 	if k < 0 || k >= info.PartitionCount {
 		return nil, fmt.Errorf("graph: partition %d of %d", k, info.PartitionCount)
 	}
-	c := info.ChallengesPerPartition
-	switch info.Mode {
+	return DeriveChallenges(info.Mode, info.Nodes(), info.ChallengesPerPartition, replicaID, commR, seed, k)
+}
+
+// DeriveChallenges derives the perPartition challenges of partition k for any PoRep
+// configuration (upstream test configurations use porep ids outside the registered table).
+func DeriveChallenges(mode types.ChallengeMode, nodes uint64, perPartition int, replicaID, commR, seed [32]byte, k int) ([]uint64, error) {
+	switch mode {
 	case types.ChallengeInteractive:
-		return InteractiveChallenges(info.Nodes(), replicaID, seed, c, k), nil
+		return InteractiveChallenges(nodes, replicaID, seed, perPartition, k), nil
 	case types.ChallengeSynthetic:
-		return NewSynthGenerator(info.Nodes(), replicaID, commR).PartitionChallenges(seed, c, k), nil
+		return NewSynthGenerator(nodes, replicaID, commR).PartitionChallenges(seed, perPartition, k), nil
 	case types.ChallengeNonInteractive:
-		return NIChallenges(info.Nodes(), replicaID, commR, c, k), nil
+		return NIChallenges(nodes, replicaID, commR, perPartition, k), nil
 	}
-	return nil, fmt.Errorf("graph: unknown challenge mode %v", info.Mode)
+	return nil, fmt.Errorf("graph: unknown challenge mode %v", mode)
+}
+
+// ChallengeParents is a challenged node with its parents, in the order they enter the PoRep
+// public inputs: 6 DRG parents, then 8 expander parents.
+type ChallengeParents struct {
+	Challenge uint64
+	Base      [BaseDegree]uint32
+	Exp       [ExpDegree]uint32
+}
+
+// WithParents pairs each challenge with its parents in g.
+func (g *Graph) WithParents(challenges []uint64) ([]ChallengeParents, error) {
+	out := make([]ChallengeParents, len(challenges))
+	for i, c := range challenges {
+		if c >= g.nodes {
+			return nil, fmt.Errorf("graph: challenge %d not below %d nodes", c, g.nodes)
+		}
+		out[i].Challenge = c
+		g.BaseParents(uint32(c), &out[i].Base)
+		g.ExpanderParents(uint32(c), &out[i].Exp)
+	}
+	return out, nil
+}
+
+// ConfigChallenges derives the challenges of partition k of a PoRep configuration.
+func ConfigChallenges(cfg types.PoRepConfig, replicaID, commR, seed [32]byte, k int) ([]uint64, error) {
+	perPartition, err := cfg.ChallengesPerPartition()
+	if err != nil {
+		return nil, err
+	}
+	if k < 0 || k >= cfg.Partitions {
+		return nil, fmt.Errorf("graph: partition %d of %d", k, cfg.Partitions)
+	}
+	return DeriveChallenges(cfg.Mode, cfg.SectorSize/types.NodeSize, perPartition, replicaID, commR, seed, k)
 }

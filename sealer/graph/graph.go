@@ -148,3 +148,8 @@ func (g *Graph) tableChunk(first uint64) []byte {
 	}
 	return buf
 }
+
+// ForConfig builds the graph of a PoRep configuration.
+func ForConfig(cfg types.PoRepConfig) (*Graph, error) {
+	return New(cfg.SectorSize/types.NodeSize, cfg.PoRepID, cfg.APIVersion)
+}
