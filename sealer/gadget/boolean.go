@@ -1,6 +1,8 @@
 package gadget
 
 import (
+	"errors"
+
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/snarkpipe/snarkpipe/prover/r1cs"
@@ -295,4 +297,46 @@ func Sha256Maj(cs r1cs.ConstraintSystem, a, b, c Boolean) Boolean {
 	cs.Enforce("maj computation", &s.a, &s.b, &s.c)
 	putScratch(s)
 	return AllocatedBit{Var: maj, Value: value}.Is()
+}
+
+// BoolOr is Boolean::or = ¬(¬a ∧ ¬b), with and's folding.
+func BoolOr(cs r1cs.ConstraintSystem, a, b Boolean) Boolean {
+	return BoolAnd(cs, a.Not(), b.Not()).Not()
+}
+
+// ErrUnsatisfiable reports two different constants enforced equal.
+var ErrUnsatisfiable = errors.New("gadget: constants enforced equal differ")
+
+// BoolEnforceEqual enforces a = b (Boolean::enforce_equal): two constants emit nothing
+// (an error when they differ); a Constant(true) side gives 0 | 0 | ONE − lc(other); a
+// Constant(false) side gives 0 | 0 | lc(other); otherwise 0 | 0 | lc(a) − lc(b).
+func BoolEnforceEqual(cs r1cs.ConstraintSystem, a, b Boolean) error {
+	if a.IsConstant() && b.IsConstant() {
+		if a.Value != b.Value {
+			return ErrUnsatisfiable
+		}
+		return nil
+	}
+	s := getScratch()
+	switch {
+	case isTrue(a) || isTrue(b):
+		other := a
+		if isTrue(a) {
+			other = b
+		}
+		s.c.Add(r1cs.One)
+		other.subFrom(&s.c)
+	case isFalse(a) || isFalse(b):
+		other := a
+		if isFalse(a) {
+			other = b
+		}
+		other.addTo(&s.c)
+	default:
+		a.addTo(&s.c)
+		b.subFrom(&s.c)
+	}
+	cs.Enforce("enforce equal", &s.a, &s.b, &s.c)
+	putScratch(s)
+	return nil
 }

@@ -225,3 +225,53 @@ func TestFlippedBitNamesRow(t *testing.T) {
 		}
 	}
 }
+
+func TestBoolOr(t *testing.T) {
+	for _, ka := range allKinds {
+		for _, kb := range allKinds {
+			for v := range 4 {
+				va, vb := v&1 == 1, v&2 == 2
+				var got Boolean
+				mustSynth(t, func(cs r1cs.ConstraintSystem) {
+					got = BoolOr(cs, operand(cs, ka, va), operand(cs, kb, vb))
+				})
+				if want := operandValue(ka, va) || operandValue(kb, vb); got.Value != want {
+					t.Fatalf("or(%d,%d) = %v, want %v", ka, kb, got.Value, want)
+				}
+			}
+		}
+	}
+}
+
+func TestBoolEnforceEqual(t *testing.T) {
+	if err := BoolEnforceEqual(r1cs.NewCounter(), Constant(true), Constant(false)); err == nil {
+		t.Error("true = false accepted")
+	}
+	x := aux(0)
+	cases := []struct {
+		name string
+		kb   operandKind
+		c    r1cs.LC
+	}{
+		{"x = true", kTrue, lcOf(tm{one, 1}, tm{x, -1})},
+		{"x = false", kFalse, lcOf(tm{x, 1})},
+		{"x = Not(y)", kNot, lcOf(tm{x, 1}, tm{one, -1}, tm{aux(1), 1})},
+	}
+	for _, c := range cases {
+		for _, agree := range []bool{true, false} {
+			shape, err := synth(func(cs r1cs.ConstraintSystem) {
+				bVal := operandValue(c.kb, agree)
+				a := operand(cs, kIs, bVal == agree)
+				b := operand(cs, c.kb, agree)
+				if err := BoolEnforceEqual(cs, a, b); err != nil {
+					t.Fatal(err)
+				}
+			})
+			if (err == nil) != agree {
+				t.Errorf("%s agree=%v: checker %v", c.name, agree, err)
+			}
+			last := shape.NumConstraints - 1
+			assertRow(t, shape, last, nil, nil, c.c)
+		}
+	}
+}
