@@ -90,7 +90,7 @@ func ReadParams(path string, opts ReadOptions) (*Params, error) {
 		if p != nil {
 			p.Close()
 		}
-		return nil, fmt.Errorf("groth16: read params %s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return p, nil
 }
@@ -211,7 +211,7 @@ func ReadVerifyingKeyFile(path string) (*VerifyingKey, error) {
 	}
 	vk, err := ParseVerifyingKey(data)
 	if err != nil {
-		return nil, fmt.Errorf("groth16: read verifying key %s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return vk, nil
 }

@@ -93,9 +93,9 @@ func DecodeProofs(b []byte) ([]Proof, error) {
 		})
 	}
 	wg.Wait()
-	for i, err := range errs {
+	for _, err := range errs {
 		if err != nil {
-			return nil, fmt.Errorf("groth16: proof %d of %d: %w", i, len(proofs), err)
+			return nil, err // a *FormatError whose Index is the proof's position
 		}
 	}
 	return proofs, nil
