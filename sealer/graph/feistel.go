@@ -1,10 +1,6 @@
 package graph
 
-import (
-	"encoding/binary"
-
-	"golang.org/x/crypto/blake2b"
-)
+import "encoding/binary"
 
 // feistelRounds is upstream's FEISTEL_ROUNDS: only the first 3 of the 4 keys are used.
 const feistelRounds = 3
@@ -57,9 +53,5 @@ func (f *feistel) encode(index uint64) uint64 {
 // round is F(R, key): the first 8 bytes, big-endian, of BLAKE2b-512(u64_be(R) ‖ u64_be(key)),
 // masked to the half width.
 func (f *feistel) round(right, key uint64) uint64 {
-	var data [16]byte
-	binary.BigEndian.PutUint64(data[:8], right)
-	binary.BigEndian.PutUint64(data[8:], key)
-	h := blake2b.Sum512(data[:])
-	return binary.BigEndian.Uint64(h[:8]) & f.rightMask
+	return blake2b512Head8(right, key) & f.rightMask
 }
