@@ -63,20 +63,29 @@ var (
 	shapeNames        = []string{"StackedDrg2KiBV1", "StackedDrg8MiBV1", "StackedDrg512MiBV1", "StackedDrg32GiBV1", "StackedDrg64GiBV1"}
 )
 
-// DecodeC1 decodes a C1 output with the default limits. It checks syntax and counts only;
-// call Validate to check the shape against the proof type.
+// DecodeC1 decodes a C1 output. Counts are bounded by the largest proof type until
+// registered_proof has been read, then by that type's exact counts (SealLimits). It checks
+// syntax and counts only; call Validate to check the full shape against the proof type.
 func DecodeC1(data []byte) (*SealCommitPhase1Output, error) {
-	return DecodeC1WithLimits(data, DefaultLimits())
+	return decodeC1(data, DefaultLimits(), false)
 }
 
-// DecodeC1WithLimits decodes a C1 output, refusing counts beyond lim.
+// DecodeC1WithLimits decodes a C1 output, refusing counts beyond lim whatever the type.
 func DecodeC1WithLimits(data []byte, lim Limits) (*SealCommitPhase1Output, error) {
+	return decodeC1(data, lim, true)
+}
+
+func decodeC1(data []byte, lim Limits, custom bool) (*SealCommitPhase1Output, error) {
 	r := &jsonReader{buf: data}
 	out := &SealCommitPhase1Output{}
 	r.readObject(c1Fields, func(f int) {
 		switch f {
 		case 0:
 			out.RegisteredProof = r.readString()
+			// Tighten the limits to the declared type; an unknown name is reported by Validate.
+			if info, err := types.SealProofByRustName(out.RegisteredProof); err == nil && !custom {
+				lim = SealLimits(info)
+			}
 		case 1:
 			r.readEnum(shapeNames, func(k int) {
 				out.ShapeName = shapeNames[k]

@@ -233,3 +233,17 @@ func TestCommit2InRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestC1TypeLimitsApplyWhileReading: a 2 KiB V1_1 output declaring two partitions is refused
+// by the decoder itself (limit 1 from the declared type), not only by Validate.
+func TestC1TypeLimitsApplyWhileReading(t *testing.T) {
+	c := syntheticC1(seal(t, abi.RegisteredSealProof_StackedDrg2KiBV1_1), 9)
+	c.VanillaProofs = append(c.VanillaProofs, c.VanillaProofs[0])
+	if _, err := DecodeC1(EncodeC1(c)); !errors.Is(err, ErrLimit) {
+		t.Fatalf("2 partitions for a 1-partition type: %v", err)
+	}
+	lim := SealLimits(seal(t, abi.RegisteredSealProof_StackedDrg64GiBV1_1))
+	if lim.Partitions != 10 || lim.ChallengesPerPartition != 18 || lim.Layers != 11 || lim.PathElements != 31 {
+		t.Errorf("64 GiB limits %+v", lim)
+	}
+}

@@ -1,5 +1,7 @@
 package vanilla
 
+import "github.com/snarkpipe/snarkpipe/types"
+
 // Limits bound the counts a decoder accepts before it allocates. The defaults are the largest
 // values any registered seal or PoSt proof type needs; a proof-type shape check (Validate)
 // then demands the exact counts.
@@ -28,4 +30,25 @@ func DefaultLimits() Limits {
 		InclusionProofs:        66,
 		PoStList:               2349,
 	}
+}
+
+// SealLimits returns the exact counts a C1 output of the given seal proof type may hold. The
+// JSON decoder switches to them as soon as it has read registered_proof (the first field in
+// upstream's order), so an oversized proof of a small type is refused while it is read.
+func SealLimits(info *types.SealProofInfo) Limits {
+	lim := DefaultLimits()
+	lim.Partitions = info.PartitionCount
+	lim.ChallengesPerPartition = info.ChallengesPerPartition
+	lim.Layers = info.Layers
+	lim.PathElements = max(TreeDDepth(info.SectorShape).BaseLevels, TreeRDepth(info.SectorShape).BaseLevels)
+	return lim
+}
+
+// PoStLimits returns the exact counts a vanilla proof of the given PoSt type may hold.
+func PoStLimits(info *types.PoStProofInfo) Limits {
+	lim := DefaultLimits()
+	lim.InclusionProofs = info.ChallengesPerSector
+	lim.PathElements = TreeRDepth(info.SectorShape).BaseLevels
+	lim.PoStList = info.SectorsPerPartition
+	return lim
 }

@@ -38,6 +38,19 @@ func DecodePoStSectorProofWithLimits(data []byte, lim Limits) (*FallbackPoStSect
 	return p, nil
 }
 
+// DecodePoStSectorProofFor decodes one vanilla proof of the given PoSt type: counts beyond the
+// type's are refused while reading, and the result is validated against the type.
+func DecodePoStSectorProofFor(info *types.PoStProofInfo, data []byte) (*FallbackPoStSectorProof, error) {
+	p, err := DecodePoStSectorProofWithLimits(data, PoStLimits(info))
+	if err != nil {
+		return nil, err
+	}
+	if err := p.Validate(info); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
 // DecodePoStSectorProofs decodes the list form taken by the with-vanilla calls
 // (generate_winning_post_with_vanilla, generate_single_window_post_with_vanilla): one bincode
 // blob per sector.

@@ -153,3 +153,18 @@ func allocatedBytes(f func()) uint64 {
 	runtime.ReadMemStats(&after)
 	return after.TotalAlloc - before.TotalAlloc
 }
+
+func TestDecodePoStSectorProofFor(t *testing.T) {
+	info := post(t, abi.RegisteredPoStProof_StackedDrgWindow2KiBV1_1)
+	good := EncodePoStSectorProof(syntheticPoSt(info, 3))
+	if _, err := DecodePoStSectorProofFor(info, good); err != nil {
+		t.Fatal(err)
+	}
+	win := post(t, abi.RegisteredPoStProof_StackedDrgWinning2KiBV1)
+	if _, err := DecodePoStSectorProofFor(info, EncodePoStSectorProof(syntheticPoSt(win, 3))); !errors.Is(err, ErrLimit) {
+		t.Fatalf("66 inclusion proofs for a Window type: %v", err)
+	}
+	if _, err := DecodePoStSectorProofFor(win, good); !errors.Is(err, ErrShape) {
+		t.Fatalf("10 inclusion proofs for Winning: %v", err)
+	}
+}
