@@ -3,6 +3,7 @@ package gadget
 import (
 	"errors"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -126,6 +127,10 @@ func TestPoseidonCircuitTamperedAux(t *testing.T) {
 			var unsat *r1cs.UnsatisfiedError
 			if err := chk.Err(); !errors.As(err, &unsat) || unsat.Row != j {
 				t.Errorf("arity %d, tampered hash aux %d: checker says %v, want row %d", arity, j, err, j)
+				continue
+			}
+			if !strings.Contains(unsat.Annotation, "round") && !strings.Contains(unsat.Annotation, "hash result") {
+				t.Errorf("arity %d row %d: annotation %q names no round", arity, j, unsat.Annotation)
 			}
 		}
 	}
@@ -344,5 +349,20 @@ func TestPoseidonCircuitConcurrent(t *testing.T) {
 		if err := <-errs; err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestPoseidonCircuitAnnotation: the failing row of arity 2 at row 155 is partial round
+// 28 (6 first-round rows, 3 × 12 keyed full-round rows, then 4 rows per partial round).
+func TestPoseidonCircuitAnnotation(t *testing.T) {
+	c := poseidonForTest(t, 2)
+	chk := r1cs.NewChecker()
+	cs := &poseidonTamperCS{ConstraintSystem: chk, target: 2 + 155}
+	if _, err := PoseidonHashCircuit(cs, c, poseidonAllocPreimage(cs, poseidonAscending(2))); err != nil {
+		t.Fatal(err)
+	}
+	var unsat *r1cs.UnsatisfiedError
+	if err := chk.Err(); !errors.As(err, &unsat) || !strings.HasPrefix(unsat.Annotation, "partial round 28/") {
+		t.Errorf("checker says %v", err)
 	}
 }
