@@ -39,13 +39,13 @@ func (n AllocatedNum) ToBitsLE(cs r1cs.ConstraintSystem) []Boolean {
 
 // enforceUnpacking emits 0 | 0 | Σ 2^k·bits[k] − n (bits LSB first, all Is).
 func enforceUnpacking(cs r1cs.ConstraintSystem, bits []Boolean, n AllocatedNum) {
-	s := getScratch()
-	for k := range bits {
-		s.c.AddTerm(bits[k].Var, &powersOfTwo[k])
+	if s := rowFor(cs); s != nil {
+		for k := range bits {
+			s.c.AddTerm(bits[k].Var, &powersOfTwo[k])
+		}
+		s.c.Sub(n.Var)
+		s.enforce(cs, "unpacking constraint")
 	}
-	s.c.Sub(n.Var)
-	cs.Enforce("unpacking constraint", &s.a, &s.b, &s.c)
-	putScratch(s)
 }
 
 // pMinusOneBitsBE are the bits of p − 1 from bit 254 down to bit 0 (bit 255 is 0 and is

@@ -104,12 +104,12 @@ func FieldValue(b bool) fr.Element {
 // AllocBit allocates a bit: aux b, row ONE − b | b | 0.
 func AllocBit(cs r1cs.ConstraintSystem, value bool) AllocatedBit {
 	v := cs.Alloc(FieldValue(value))
-	s := getScratch()
-	s.a.Add(r1cs.One)
-	s.a.Sub(v)
-	s.b.Add(v)
-	cs.Enforce("boolean constraint", &s.a, &s.b, &s.c)
-	putScratch(s)
+	if s := rowFor(cs); s != nil {
+		s.a.Add(r1cs.One)
+		s.a.Sub(v)
+		s.b.Add(v)
+		s.enforce(cs, "boolean constraint")
+	}
 	return AllocatedBit{Var: v, Value: value}
 }
 
@@ -117,13 +117,13 @@ func AllocBit(cs r1cs.ConstraintSystem, value bool) AllocatedBit {
 // row ONE − m − b | b | 0. Only the strict decomposition uses it.
 func AllocBitConditionally(cs r1cs.ConstraintSystem, value bool, mustBeFalse AllocatedBit) AllocatedBit {
 	v := cs.Alloc(FieldValue(value))
-	s := getScratch()
-	s.a.Add(r1cs.One)
-	s.a.Sub(mustBeFalse.Var)
-	s.a.Sub(v)
-	s.b.Add(v)
-	cs.Enforce("boolean constraint", &s.a, &s.b, &s.c)
-	putScratch(s)
+	if s := rowFor(cs); s != nil {
+		s.a.Add(r1cs.One)
+		s.a.Sub(mustBeFalse.Var)
+		s.a.Sub(v)
+		s.b.Add(v)
+		s.enforce(cs, "boolean constraint")
+	}
 	return AllocatedBit{Var: v, Value: value}
 }
 
@@ -131,12 +131,12 @@ func AllocBitConditionally(cs r1cs.ConstraintSystem, value bool, mustBeFalse All
 func And(cs r1cs.ConstraintSystem, a, b AllocatedBit) AllocatedBit {
 	r := AllocatedBit{Value: a.Value && b.Value}
 	r.Var = cs.Alloc(FieldValue(r.Value))
-	s := getScratch()
-	s.a.Add(a.Var)
-	s.b.Add(b.Var)
-	s.c.Add(r.Var)
-	cs.Enforce("and constraint", &s.a, &s.b, &s.c)
-	putScratch(s)
+	if s := rowFor(cs); s != nil {
+		s.a.Add(a.Var)
+		s.b.Add(b.Var)
+		s.c.Add(r.Var)
+		s.enforce(cs, "and constraint")
+	}
 	return r
 }
 
@@ -144,13 +144,13 @@ func And(cs r1cs.ConstraintSystem, a, b AllocatedBit) AllocatedBit {
 func AndNot(cs r1cs.ConstraintSystem, a, b AllocatedBit) AllocatedBit {
 	r := AllocatedBit{Value: a.Value && !b.Value}
 	r.Var = cs.Alloc(FieldValue(r.Value))
-	s := getScratch()
-	s.a.Add(a.Var)
-	s.b.Add(r1cs.One)
-	s.b.Sub(b.Var)
-	s.c.Add(r.Var)
-	cs.Enforce("and not constraint", &s.a, &s.b, &s.c)
-	putScratch(s)
+	if s := rowFor(cs); s != nil {
+		s.a.Add(a.Var)
+		s.b.Add(r1cs.One)
+		s.b.Sub(b.Var)
+		s.c.Add(r.Var)
+		s.enforce(cs, "and not constraint")
+	}
 	return r
 }
 
@@ -158,14 +158,14 @@ func AndNot(cs r1cs.ConstraintSystem, a, b AllocatedBit) AllocatedBit {
 func Nor(cs r1cs.ConstraintSystem, a, b AllocatedBit) AllocatedBit {
 	r := AllocatedBit{Value: !a.Value && !b.Value}
 	r.Var = cs.Alloc(FieldValue(r.Value))
-	s := getScratch()
-	s.a.Add(r1cs.One)
-	s.a.Sub(a.Var)
-	s.b.Add(r1cs.One)
-	s.b.Sub(b.Var)
-	s.c.Add(r.Var)
-	cs.Enforce("nor constraint", &s.a, &s.b, &s.c)
-	putScratch(s)
+	if s := rowFor(cs); s != nil {
+		s.a.Add(r1cs.One)
+		s.a.Sub(a.Var)
+		s.b.Add(r1cs.One)
+		s.b.Sub(b.Var)
+		s.c.Add(r.Var)
+		s.enforce(cs, "nor constraint")
+	}
 	return r
 }
 
@@ -174,15 +174,15 @@ func Nor(cs r1cs.ConstraintSystem, a, b AllocatedBit) AllocatedBit {
 func Xor(cs r1cs.ConstraintSystem, a, b AllocatedBit) AllocatedBit {
 	r := AllocatedBit{Value: a.Value != b.Value}
 	r.Var = cs.Alloc(FieldValue(r.Value))
-	s := getScratch()
-	s.a.Add(a.Var)
-	s.a.Add(a.Var)
-	s.b.Add(b.Var)
-	s.c.Add(a.Var)
-	s.c.Add(b.Var)
-	s.c.Sub(r.Var)
-	cs.Enforce("xor constraint", &s.a, &s.b, &s.c)
-	putScratch(s)
+	if s := rowFor(cs); s != nil {
+		s.a.Add(a.Var)
+		s.a.Add(a.Var)
+		s.b.Add(b.Var)
+		s.c.Add(a.Var)
+		s.c.Add(b.Var)
+		s.c.Sub(r.Var)
+		s.enforce(cs, "xor constraint")
+	}
 	return r
 }
 
@@ -253,14 +253,14 @@ func Sha256Ch(cs r1cs.ConstraintSystem, a, b, c Boolean) Boolean {
 	}
 	// General case, a = true included: aux ch, row b − c | a | ch − c.
 	ch := cs.Alloc(FieldValue(value))
-	s := getScratch()
-	b.addTo(&s.a)
-	c.subFrom(&s.a)
-	a.addTo(&s.b)
-	s.c.Add(ch)
-	c.subFrom(&s.c)
-	cs.Enforce("ch computation", &s.a, &s.b, &s.c)
-	putScratch(s)
+	if s := rowFor(cs); s != nil {
+		b.addTo(&s.a)
+		c.subFrom(&s.a)
+		a.addTo(&s.b)
+		s.c.Add(ch)
+		c.subFrom(&s.c)
+		s.enforce(cs, "ch computation")
+	}
 	return AllocatedBit{Var: ch, Value: value}.Is()
 }
 
@@ -286,16 +286,16 @@ func Sha256Maj(cs r1cs.ConstraintSystem, a, b, c Boolean) Boolean {
 	// General case: aux maj, then bc = b ∧ c, then row 2·bc − b − c | a | bc − maj.
 	maj := cs.Alloc(FieldValue(value))
 	bc := BoolAnd(cs, b, c)
-	s := getScratch()
-	bc.addTo(&s.a)
-	bc.addTo(&s.a)
-	b.subFrom(&s.a)
-	c.subFrom(&s.a)
-	a.addTo(&s.b)
-	bc.addTo(&s.c)
-	s.c.Sub(maj)
-	cs.Enforce("maj computation", &s.a, &s.b, &s.c)
-	putScratch(s)
+	if s := rowFor(cs); s != nil {
+		bc.addTo(&s.a)
+		bc.addTo(&s.a)
+		b.subFrom(&s.a)
+		c.subFrom(&s.a)
+		a.addTo(&s.b)
+		bc.addTo(&s.c)
+		s.c.Sub(maj)
+		s.enforce(cs, "maj computation")
+	}
 	return AllocatedBit{Var: maj, Value: value}.Is()
 }
 
@@ -317,26 +317,26 @@ func BoolEnforceEqual(cs r1cs.ConstraintSystem, a, b Boolean) error {
 		}
 		return nil
 	}
-	s := getScratch()
-	switch {
-	case isTrue(a) || isTrue(b):
-		other := a
-		if isTrue(a) {
-			other = b
+	if s := rowFor(cs); s != nil {
+		switch {
+		case isTrue(a) || isTrue(b):
+			other := a
+			if isTrue(a) {
+				other = b
+			}
+			s.c.Add(r1cs.One)
+			other.subFrom(&s.c)
+		case isFalse(a) || isFalse(b):
+			other := a
+			if isFalse(a) {
+				other = b
+			}
+			other.addTo(&s.c)
+		default:
+			a.addTo(&s.c)
+			b.subFrom(&s.c)
 		}
-		s.c.Add(r1cs.One)
-		other.subFrom(&s.c)
-	case isFalse(a) || isFalse(b):
-		other := a
-		if isFalse(a) {
-			other = b
-		}
-		other.addTo(&s.c)
-	default:
-		a.addTo(&s.c)
-		b.subFrom(&s.c)
+		s.enforce(cs, "enforce equal")
 	}
-	cs.Enforce("enforce equal", &s.a, &s.b, &s.c)
-	putScratch(s)
 	return nil
 }

@@ -17,14 +17,14 @@ func Pick(cs r1cs.ConstraintSystem, cond Boolean, a, b AllocatedNum) AllocatedNu
 		v = a.Value
 	}
 	c := AllocNum(cs, v)
-	s := getScratch()
-	s.a.Add(b.Var)
-	s.a.Sub(a.Var)
-	cond.addTo(&s.b)
-	s.c.Add(b.Var)
-	s.c.Sub(c.Var)
-	cs.Enforce("pick", &s.a, &s.b, &s.c)
-	putScratch(s)
+	if s := rowFor(cs); s != nil {
+		s.a.Add(b.Var)
+		s.a.Sub(a.Var)
+		cond.addTo(&s.b)
+		s.c.Add(b.Var)
+		s.c.Sub(c.Var)
+		s.enforce(cs, "pick")
+	}
 	return c
 }
 

@@ -14,13 +14,14 @@ func PackIntoInputs(cs r1cs.ConstraintSystem, bits []Boolean) []fr.Element {
 	for len(bits) > 0 {
 		chunk := bits[:min(len(bits), Capacity)]
 		bits = bits[len(chunk):]
-		s := getScratch()
-		v := packInto(&s.a, chunk)
+		v := packedValue(chunk)
 		in := cs.AllocInput(v)
-		s.b.Add(r1cs.One)
-		s.c.Add(in)
-		cs.Enforce("packing constraint", &s.a, &s.b, &s.c)
-		putScratch(s)
+		if s := rowFor(cs); s != nil {
+			packInto(&s.a, chunk)
+			s.b.Add(r1cs.One)
+			s.c.Add(in)
+			s.enforce(cs, "packing constraint")
+		}
 		values = append(values, v)
 	}
 	return values
@@ -30,21 +31,27 @@ func PackIntoInputs(cs r1cs.ConstraintSystem, bits []Boolean) []fr.Element {
 // aux n, row Σ 2^k·lc(bit_k) | ONE | n.
 func PackBits(cs r1cs.ConstraintSystem, bits []Boolean) AllocatedNum {
 	bits = bits[:min(len(bits), Capacity)]
-	s := getScratch()
-	v := packInto(&s.a, bits)
-	n := AllocNum(cs, v)
-	s.b.Add(r1cs.One)
-	s.c.Add(n.Var)
-	cs.Enforce("packing constraint", &s.a, &s.b, &s.c)
-	putScratch(s)
+	n := AllocNum(cs, packedValue(bits))
+	if s := rowFor(cs); s != nil {
+		packInto(&s.a, bits)
+		s.b.Add(r1cs.One)
+		s.c.Add(n.Var)
+		s.enforce(cs, "packing constraint")
+	}
 	return n
 }
 
-// packInto appends Σ 2^k·lc(bits[k]) to lc and returns its value.
-func packInto(lc *r1cs.LC, bits []Boolean) fr.Element {
-	var v fr.Element
+// packInto appends Σ 2^k·lc(bits[k]) to lc.
+func packInto(lc *r1cs.LC, bits []Boolean) {
 	for k, b := range bits {
 		b.AddToLC(lc, &powersOfTwo[k])
+	}
+}
+
+// packedValue is Σ 2^k·bits[k].
+func packedValue(bits []Boolean) fr.Element {
+	var v fr.Element
+	for k, b := range bits {
 		if b.Value {
 			v.Add(&v, &powersOfTwo[k])
 		}

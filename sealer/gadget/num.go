@@ -21,12 +21,12 @@ func AllocNum(cs r1cs.ConstraintSystem, value fr.Element) AllocatedNum {
 // i | ONE | n.
 func (n AllocatedNum) Inputize(cs r1cs.ConstraintSystem) AllocatedNum {
 	in := cs.AllocInput(n.Value)
-	s := getScratch()
-	s.a.Add(in)
-	s.b.Add(r1cs.One)
-	s.c.Add(n.Var)
-	cs.Enforce("inputize", &s.a, &s.b, &s.c)
-	putScratch(s)
+	if s := rowFor(cs); s != nil {
+		s.a.Add(in)
+		s.b.Add(r1cs.One)
+		s.c.Add(n.Var)
+		s.enforce(cs, "inputize")
+	}
 	return AllocatedNum{Var: in, Value: n.Value}
 }
 
@@ -61,12 +61,12 @@ func (n *Num) AddScaled(coeff *fr.Element, m Num) {
 
 // Equal enforces a = b with the row a | ONE | b (rfp constraint::equal). No aux.
 func Equal(cs r1cs.ConstraintSystem, a, b AllocatedNum) {
-	s := getScratch()
-	s.a.Add(a.Var)
-	s.b.Add(r1cs.One)
-	s.c.Add(b.Var)
-	cs.Enforce("equal", &s.a, &s.b, &s.c)
-	putScratch(s)
+	if s := rowFor(cs); s != nil {
+		s.a.Add(a.Var)
+		s.b.Add(r1cs.One)
+		s.c.Add(b.Var)
+		s.enforce(cs, "equal")
+	}
 }
 
 // Add allocates r = a + b with the row a + b | ONE | r (rfp constraint::add).
@@ -74,13 +74,13 @@ func Add(cs r1cs.ConstraintSystem, a, b AllocatedNum) AllocatedNum {
 	var v fr.Element
 	v.Add(&a.Value, &b.Value)
 	r := AllocNum(cs, v)
-	s := getScratch()
-	s.a.Add(a.Var)
-	s.a.Add(b.Var)
-	s.b.Add(r1cs.One)
-	s.c.Add(r.Var)
-	cs.Enforce("add", &s.a, &s.b, &s.c)
-	putScratch(s)
+	if s := rowFor(cs); s != nil {
+		s.a.Add(a.Var)
+		s.a.Add(b.Var)
+		s.b.Add(r1cs.One)
+		s.c.Add(r.Var)
+		s.enforce(cs, "add")
+	}
 	return r
 }
 
@@ -94,13 +94,13 @@ func Sub(cs r1cs.ConstraintSystem, a, b AllocatedNum) AllocatedNum {
 	var v fr.Element
 	v.Sub(&a.Value, &b.Value)
 	r := AllocNum(cs, v)
-	s := getScratch()
-	s.a.Add(r.Var)
-	s.a.Add(b.Var)
-	s.b.Add(r1cs.One)
-	s.c.Add(a.Var)
-	cs.Enforce("subtraction constraint", &s.a, &s.b, &s.c)
-	putScratch(s)
+	if s := rowFor(cs); s != nil {
+		s.a.Add(r.Var)
+		s.a.Add(b.Var)
+		s.b.Add(r1cs.One)
+		s.c.Add(a.Var)
+		s.enforce(cs, "subtraction constraint")
+	}
 	return r
 }
 
@@ -109,12 +109,12 @@ func Mul(cs r1cs.ConstraintSystem, a, b AllocatedNum) AllocatedNum {
 	var v fr.Element
 	v.Mul(&a.Value, &b.Value)
 	r := AllocNum(cs, v)
-	s := getScratch()
-	s.a.Add(a.Var)
-	s.b.Add(b.Var)
-	s.c.Add(r.Var)
-	cs.Enforce("multiplication constraint", &s.a, &s.b, &s.c)
-	putScratch(s)
+	if s := rowFor(cs); s != nil {
+		s.a.Add(a.Var)
+		s.b.Add(b.Var)
+		s.c.Add(r.Var)
+		s.enforce(cs, "multiplication constraint")
+	}
 	return r
 }
 
@@ -130,24 +130,24 @@ func ConditionallyReverse(cs r1cs.ConstraintSystem, a, b AllocatedNum, cond Bool
 		first, second = b.Value, a.Value
 	}
 	c := AllocNum(cs, first)
-	s := getScratch()
-	s.a.Add(a.Var)
-	s.a.Sub(b.Var)
-	cond.addTo(&s.b)
-	s.c.Add(a.Var)
-	s.c.Sub(c.Var)
-	cs.Enforce("first conditional reversal", &s.a, &s.b, &s.c)
-	putScratch(s)
+	if s := rowFor(cs); s != nil {
+		s.a.Add(a.Var)
+		s.a.Sub(b.Var)
+		cond.addTo(&s.b)
+		s.c.Add(a.Var)
+		s.c.Sub(c.Var)
+		s.enforce(cs, "first conditional reversal")
+	}
 
 	d := AllocNum(cs, second)
-	s = getScratch()
-	s.a.Add(b.Var)
-	s.a.Sub(a.Var)
-	cond.addTo(&s.b)
-	s.c.Add(b.Var)
-	s.c.Sub(d.Var)
-	cs.Enforce("second conditional reversal", &s.a, &s.b, &s.c)
-	putScratch(s)
+	if s := rowFor(cs); s != nil {
+		s.a.Add(b.Var)
+		s.a.Sub(a.Var)
+		cond.addTo(&s.b)
+		s.c.Add(b.Var)
+		s.c.Sub(d.Var)
+		s.enforce(cs, "second conditional reversal")
+	}
 	return c, d
 }
 

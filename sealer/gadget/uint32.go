@@ -114,31 +114,36 @@ func AddMany(cs r1cs.ConstraintSystem, m *MultiEq, ops []UInt32) UInt32 {
 	}
 	var sum uint64
 	allConstant := true
-	s := getScratch()
 	for i := range ops {
 		sum += uint64(ops[i].Value)
 		for k := range 32 {
-			b := ops[i].Bits[k]
-			b.AddToLC(&s.a, &powersOfTwo[k])
-			allConstant = allConstant && b.IsConstant()
+			allConstant = allConstant && ops[i].Bits[k].IsConstant()
 		}
 	}
 	if allConstant {
-		putScratch(s)
 		return UInt32Constant(uint32(sum))
 	}
 	n := bits.Len64(uint64(len(ops)) * (1<<32 - 1))
-	var r UInt32
-	r.Value = uint32(sum)
+	r := UInt32{Value: uint32(sum)}
+	s := rowFor(cs)
 	for k := range n {
 		b := AllocBit(cs, sum>>k&1 == 1)
-		s.c.AddTerm(b.Var, &powersOfTwo[k])
+		if s != nil {
+			s.c.AddTerm(b.Var, &powersOfTwo[k])
+		}
 		if k < 32 {
 			r.Bits[k] = b.Is()
 		}
 	}
-	m.EnforceEqual(n, s.a, s.c)
-	putScratch(s)
+	if s != nil {
+		for i := range ops {
+			for k := range 32 {
+				ops[i].Bits[k].AddToLC(&s.a, &powersOfTwo[k])
+			}
+		}
+		m.EnforceEqual(n, s.a, s.c)
+		putScratch(s)
+	}
 	return r
 }
 

@@ -84,3 +84,69 @@ func BenchmarkSha256NodeCount(b *testing.B) {
 		}
 	}
 }
+
+// valuesCS keeps only the assignment and declares so; it fails on any Enforce.
+type valuesCS struct {
+	inputs, aux []fr.Element
+	enforced    int
+}
+
+func (v *valuesCS) ValuesOnly() bool { return true }
+func (v *valuesCS) Alloc(x fr.Element) r1cs.Variable {
+	v.aux = append(v.aux, x)
+	return r1cs.Aux(len(v.aux) - 1)
+}
+func (v *valuesCS) AllocInput(x fr.Element) r1cs.Variable {
+	v.inputs = append(v.inputs, x)
+	return r1cs.Input(len(v.inputs) - 1)
+}
+func (v *valuesCS) Enforce(string, *r1cs.LC, *r1cs.LC, *r1cs.LC) { v.enforced++ }
+func (v *valuesCS) Push(string)                                  {}
+func (v *valuesCS) Pop()                                         {}
+
+// A values-only system gets the same assignment, in the same order, as the witness
+// builder. The gadgets of this file set emit no rows into it (the Poseidon circuit does
+// not look at ValuesOnly yet, so the check runs on the SHA-256 part alone).
+func TestValuesOnlyAssignment(t *testing.T) {
+	shaOnly := &valuesCS{inputs: []fr.Element{r1cs.CoeffOne()}}
+	if _, err := Sha256NodeCircuit(shaOnly, AllocNum(shaOnly, randFr()), AllocNum(shaOnly, randFr())); err != nil {
+		t.Fatal(err)
+	}
+	PackIntoInputs(shaOnly, []Boolean{AllocBit(shaOnly, true).Is()})
+	if shaOnly.enforced != 0 {
+		t.Fatalf("values-only system received %d rows", shaOnly.enforced)
+	}
+
+	build := porCircuit(t)
+	w := r1cs.NewWitness(r1cs.Capacity{})
+	build(w)
+	v := &valuesCS{inputs: []fr.Element{r1cs.CoeffOne()}}
+	build(v)
+	if len(v.aux) != len(w.Aux) || len(v.inputs) != len(w.Inputs) {
+		t.Fatalf("values-only sizes %d/%d, witness %d/%d", len(v.aux), len(v.inputs), len(w.Aux), len(w.Inputs))
+	}
+	for i := range v.aux {
+		if v.aux[i] != w.Aux[i] {
+			t.Fatalf("aux %d differs", i)
+		}
+	}
+	for i := range v.inputs {
+		if v.inputs[i] != w.Inputs[i] {
+			t.Fatalf("input %d differs", i)
+		}
+	}
+}
+
+// Aux-only witness generation for one tree-D node: what a prover that evaluates A·z,
+// B·z, C·z from a recorded shape needs per node.
+func BenchmarkSha256NodeValuesOnly(b *testing.B) {
+	x, y := randFr(), randFr()
+	v := &valuesCS{aux: make([]fr.Element, 0, 46000)}
+	b.ReportAllocs()
+	for b.Loop() {
+		v.aux = v.aux[:0]
+		if _, err := Sha256NodeCircuit(v, AllocNum(v, x), AllocNum(v, y)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
