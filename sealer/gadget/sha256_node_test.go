@@ -74,3 +74,34 @@ func TestSha256LeafBitsCircuit(t *testing.T) {
 		t.Fatalf("leaf-bits hash %s, native %s", got.Value.String(), want.String())
 	}
 }
+
+// The node's SHA-256 splits per compression as 25,832 (message block with two constant
+// bits: Fr bit 255 of each leaf) + 19,034 (constant padding block, variable state).
+func TestSha256NodePerCompression(t *testing.T) {
+	cnt := r1cs.NewCounter()
+	l, r := AllocNum(cnt, randFr()), AllocNum(cnt, randFr())
+	msg := append(ReverseBitNumbering(l.ToBitsLE(cnt)), ReverseBitNumbering(r.ToBitsLE(cnt))...)
+	constants := 0
+	for _, b := range msg {
+		if b.IsConstant() {
+			constants++
+		}
+	}
+	if constants != 2 {
+		t.Fatalf("%d constant message bits, want 2", constants)
+	}
+	padding := make([]Boolean, 512)
+	for i := range padding {
+		padding[i] = Constant(false)
+	}
+	padding[0] = Constant(true)
+	padding[512-10] = Constant(true) // length 512 = 1 << 9, big-endian in the last 64 bits
+	start := cnt.Sizes().NumConstraints
+	state := Sha256Compression(cnt, msg, Sha256IV())
+	first := cnt.Sizes().NumConstraints
+	Sha256Compression(cnt, padding, state)
+	second := cnt.Sizes().NumConstraints
+	if first-start != 25832 || second-first != 19034 {
+		t.Errorf("compressions %d + %d rows, want 25832 + 19034", first-start, second-first)
+	}
+}
