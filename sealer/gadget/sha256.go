@@ -72,18 +72,30 @@ func stateBitsBE(state [8]UInt32) []Boolean {
 }
 
 // deferred is a round value that is either known (concrete) or a list of operands whose
-// sum has not been taken yet (upstream's Maybe::Deferred).
+// sum has not been taken yet (upstream's Maybe::Deferred). The operands live in a fixed
+// array (at most 7, plus one at the final addition) so a compression does not allocate
+// per round.
 type deferred struct {
-	ops      []UInt32
+	ops      [8]UInt32
+	n        int
 	concrete bool
 	value    UInt32
+}
+
+func concrete(v UInt32) deferred { return deferred{concrete: true, value: v} }
+
+func deferredOf(ops ...UInt32) deferred {
+	var d deferred
+	d.n = copy(d.ops[:], ops)
+	return d
 }
 
 func (d *deferred) compute(cs r1cs.ConstraintSystem, m *MultiEq, extra ...UInt32) UInt32 {
 	if d.concrete {
 		return d.value
 	}
-	return AddMany(cs, m, append(d.ops, extra...))
+	n := d.n + copy(d.ops[d.n:], extra)
+	return AddMany(cs, m, d.ops[:n])
 }
 
 // Sha256Compression is one compression of a 512-bit block (big-endian words) into state,
@@ -100,12 +112,13 @@ func Sha256Compression(cs r1cs.ConstraintSystem, block []Boolean, state [8]UInt3
 	for i := 16; i < 64; i++ {
 		s0 := w[i-15].Rotr(7).Xor(cs, w[i-15].Rotr(18)).Xor(cs, w[i-15].Shr(3))
 		s1 := w[i-2].Rotr(17).Xor(cs, w[i-2].Rotr(19)).Xor(cs, w[i-2].Shr(10))
-		w[i] = AddMany(cs, m, []UInt32{w[i-16], s0, w[i-7], s1})
+		ops := [4]UInt32{w[i-16], s0, w[i-7], s1}
+		w[i] = AddMany(cs, m, ops[:])
 	}
 
-	a := deferred{concrete: true, value: state[0]}
+	a := concrete(state[0])
 	b, c, d := state[1], state[2], state[3]
-	e := deferred{concrete: true, value: state[4]}
+	e := concrete(state[4])
 	f, g, h := state[5], state[6], state[7]
 	for i := range 64 {
 		newE := e.compute(cs, m)
@@ -119,27 +132,31 @@ func Sha256Compression(cs r1cs.ConstraintSystem, block []Boolean, state [8]UInt3
 
 		// temp1 = [h, S1, ch, K[i], w[i]] with the h of this round; e = temp1 ++ [d];
 		// a = temp1 ++ [S0, maj].
-		eOps := []UInt32{h, s1, ch, k, w[i], d}
-		aOps := []UInt32{h, s1, ch, k, w[i], s0, maj}
+		e = deferredOf(h, s1, ch, k, w[i], d)
+		a = deferredOf(h, s1, ch, k, w[i], s0, maj)
 		h = g
 		g = f
 		f = newE
-		e = deferred{ops: eOps}
 		d = c
 		c = b
 		b = newA
-		a = deferred{ops: aOps}
 	}
 
 	var out [8]UInt32
 	out[0] = a.compute(cs, m, state[0])
-	out[1] = AddMany(cs, m, []UInt32{state[1], b})
-	out[2] = AddMany(cs, m, []UInt32{state[2], c})
-	out[3] = AddMany(cs, m, []UInt32{state[3], d})
+	out[1] = addPair(cs, m, state[1], b)
+	out[2] = addPair(cs, m, state[2], c)
+	out[3] = addPair(cs, m, state[3], d)
 	out[4] = e.compute(cs, m, state[4])
-	out[5] = AddMany(cs, m, []UInt32{state[5], f})
-	out[6] = AddMany(cs, m, []UInt32{state[6], g})
-	out[7] = AddMany(cs, m, []UInt32{state[7], h})
+	out[5] = addPair(cs, m, state[5], f)
+	out[6] = addPair(cs, m, state[6], g)
+	out[7] = addPair(cs, m, state[7], h)
 	m.Flush()
 	return out
+}
+
+// addPair is AddMany of two operands.
+func addPair(cs r1cs.ConstraintSystem, m *MultiEq, x, y UInt32) UInt32 {
+	ops := [2]UInt32{x, y}
+	return AddMany(cs, m, ops[:])
 }
