@@ -30,7 +30,7 @@ func AllocUInt32(cs r1cs.ConstraintSystem, v uint32) UInt32 {
 	return u
 }
 
-// UInt32FromBitsBE reads 32 bits, most significant first.
+// UInt32FromBitsBE reads 32 bits, most significant first; be must hold at least 32.
 func UInt32FromBitsBE(be []Boolean) UInt32 {
 	var u UInt32
 	for i := range 32 {
