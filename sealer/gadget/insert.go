@@ -45,6 +45,13 @@ func Insert(cs r1cs.ConstraintSystem, element AllocatedNum, bits []Boolean, sibl
 	case 8:
 		return insert8(cs, element, bits, siblings)
 	}
+	return insertGeneric(cs, element, bits, siblings)
+}
+
+// insertGeneric is upstream's general insert: for each slot, a Select over the values the
+// slot takes for every possible index (size·(size−1) picks).
+func insertGeneric(cs r1cs.ConstraintSystem, element AllocatedNum, bits []Boolean, siblings []AllocatedNum) ([]AllocatedNum, error) {
+	size := len(siblings) + 1
 	out := make([]AllocatedNum, size)
 	choices := make([]AllocatedNum, size)
 	for pos := range size {

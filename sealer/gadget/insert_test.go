@@ -203,3 +203,36 @@ func TestNumHelpers(t *testing.T) {
 		t.Error("num helper values wrong")
 	}
 }
+
+// Two constructions: the hand-optimised insert_2/4/8 and upstream's general select-based
+// insert put the same values in every slot for every index (their rows differ by design).
+func TestInsertOptimisedEqualsGeneric(t *testing.T) {
+	for _, arity := range []int{2, 4, 8} {
+		k := map[int]int{2: 1, 4: 2, 8: 3}[arity]
+		for index := range arity {
+			var fast, slow []AllocatedNum
+			mustSynth(t, func(cs r1cs.ConstraintSystem) {
+				in := make([]AllocatedNum, arity)
+				for i := range in {
+					in[i] = AllocNum(cs, randFr())
+				}
+				bits := make([]Boolean, k)
+				for j := range bits {
+					bits[j] = AllocBit(cs, index>>j&1 == 1).Is()
+				}
+				var err error
+				if fast, err = Insert(cs, in[0], bits, in[1:]); err != nil {
+					t.Fatal(err)
+				}
+				if slow, err = insertGeneric(cs, in[0], bits, in[1:]); err != nil {
+					t.Fatal(err)
+				}
+			})
+			for pos := range fast {
+				if !fast[pos].Value.Equal(&slow[pos].Value) {
+					t.Fatalf("arity %d index %d slot %d: optimised and generic differ", arity, index, pos)
+				}
+			}
+		}
+	}
+}
