@@ -1,0 +1,169 @@
+package porep
+
+import (
+	"fmt"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/snarkpipe/snarkpipe/prover"
+	"github.com/snarkpipe/snarkpipe/prover/r1cs"
+	"github.com/snarkpipe/snarkpipe/sealer/gadget"
+)
+
+// Path is one Merkle inclusion path: the leaf index and, bottom up, the siblings of each
+// level (the layout gadget.PoR takes).
+type Path struct {
+	Index    uint64
+	Siblings [][]fr.Element
+}
+
+// Column is an opened column of tree C: the node's labels in layers 1..L and the path of
+// its column hash.
+type Column struct {
+	Rows []fr.Element
+	Path Path
+}
+
+// Challenge is everything one challenged node contributes to the circuit (upstream
+// circuit::params::Proof).
+type Challenge struct {
+	Node      uint64 // the challenged node (labeling_proofs[0].node)
+	DataLeaf  fr.Element
+	CommDPath Path // tree D, SHA-256
+	CommRLast Path // tree R (replica node = label_L + data)
+	CommCPath Path // tree C (column hash of the challenged node)
+	DrgParents [6]Column
+	ExpParents [8]Column
+}
+
+// Circuit is one partition of a StackedDrg proof (upstream StackedCircuit).
+type Circuit struct {
+	Config
+	ReplicaID, CommD, CommR, CommRLast, CommC fr.Element
+	Challenges                                []Challenge
+}
+
+var _ prover.Circuit = (*Circuit)(nil)
+
+// ID names the R1CS: one per sector size.
+func (c *Circuit) ID() prover.CircuitID { return c.Config.ID }
+
+// Synthesize emits the circuit in upstream's order (spec §7.5).
+func (c *Circuit) Synthesize(cs r1cs.ConstraintSystem) error {
+	if err := c.check(); err != nil {
+		return err
+	}
+	replicaID := gadget.AllocNum(cs, c.ReplicaID)
+	replicaID.Inputize(cs)
+	replicaIDBits := gadget.ReverseBitNumbering(replicaID.ToBitsLE(cs))
+	commD := gadget.AllocNum(cs, c.CommD)
+	commD.Inputize(cs)
+	commR := gadget.AllocNum(cs, c.CommR)
+	commR.Inputize(cs)
+	commRLast := gadget.AllocNum(cs, c.CommRLast)
+	commC := gadget.AllocNum(cs, c.CommC)
+	h, err := gadget.PoseidonHashCircuit(cs, poseidon2, []gadget.AllocatedNum{commC, commRLast})
+	if err != nil {
+		return err
+	}
+	gadget.Equal(cs, commR, h)
+	roots := roots{commD: commD, commC: commC, commRLast: commRLast}
+	for i := range c.Challenges {
+		if err := c.synthesizeChallenge(cs, &c.Challenges[i], roots, replicaIDBits); err != nil {
+			return fmt.Errorf("porep: challenge %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// roots are the allocated tree roots every challenge's inclusions end in.
+type roots struct{ commD, commC, commRLast gadget.AllocatedNum }
+
+// synthesizeChallenge is upstream circuit::params::Proof::synthesize.
+func (c *Circuit) synthesizeChallenge(cs r1cs.ConstraintSystem, ch *Challenge, rt roots, replicaIDBits []gadget.Boolean) error {
+	dataLeaf := gadget.AllocNum(cs, ch.DataLeaf)
+	if err := inclusion(cs, treeDShape(), ch.CommDPath, dataLeaf, rt.commD); err != nil {
+		return fmt.Errorf("comm_d inclusion: %w", err)
+	}
+	drg, err := c.openColumns(cs, ch.DrgParents[:], rt.commC)
+	if err != nil {
+		return fmt.Errorf("drg parents: %w", err)
+	}
+	exp, err := c.openColumns(cs, ch.ExpParents[:], rt.commC)
+	if err != nil {
+		return fmt.Errorf("exp parents: %w", err)
+	}
+	node := gadget.AllocUInt64(cs, ch.Node)
+	node.PackIntoInput(cs)
+	labels := make([]gadget.AllocatedNum, c.Layers)
+	for layer := 1; layer <= c.Layers; layer++ {
+		if labels[layer-1], err = labelCircuit(cs, replicaIDBits, drg, exp, layer, node); err != nil {
+			return fmt.Errorf("label of layer %d: %w", layer, err)
+		}
+	}
+	replica := gadget.Encode(cs, labels[c.Layers-1], dataLeaf)
+	if err := inclusion(cs, c.treeShape(), ch.CommRLast, replica, rt.commRLast); err != nil {
+		return fmt.Errorf("comm_r_last inclusion: %w", err)
+	}
+	colHash, err := columnHash(cs, labels)
+	if err != nil {
+		return err
+	}
+	if err := inclusion(cs, c.treeShape(), ch.CommCPath, colHash, rt.commC); err != nil {
+		return fmt.Errorf("comm_c inclusion: %w", err)
+	}
+	return nil
+}
+
+// openColumns allocates each parent column (its L rows, no rows emitted), hashes it and
+// proves the hash is in tree C, parent by parent.
+func (c *Circuit) openColumns(cs r1cs.ConstraintSystem, cols []Column, commC gadget.AllocatedNum) ([][]gadget.AllocatedNum, error) {
+	out := make([][]gadget.AllocatedNum, len(cols))
+	for i := range cols {
+		rows := make([]gadget.AllocatedNum, len(cols[i].Rows))
+		for j, v := range cols[i].Rows {
+			rows[j] = gadget.AllocNum(cs, v)
+		}
+		h, err := columnHash(cs, rows)
+		if err != nil {
+			return nil, err
+		}
+		if err := inclusion(cs, c.treeShape(), cols[i].Path, h, commC); err != nil {
+			return nil, fmt.Errorf("column %d: %w", i, err)
+		}
+		out[i] = rows
+	}
+	return out, nil
+}
+
+// columnHash is hash_single_column: Poseidon of arity L over the column.
+func columnHash(cs r1cs.ConstraintSystem, rows []gadget.AllocatedNum) (gadget.AllocatedNum, error) {
+	pc, err := gadget.PoseidonFor(len(rows))
+	if err != nil {
+		return gadget.AllocatedNum{}, err
+	}
+	return gadget.PoseidonHashCircuit(cs, pc, rows)
+}
+
+// inclusion is enforce_inclusion: PoRCircuit with Root::Var leaf and root, private root.
+func inclusion(cs r1cs.ConstraintSystem, shape gadget.TreeShape, p Path, leaf, root gadget.AllocatedNum) error {
+	por := gadget.PoR{
+		Shape:     shape,
+		Leaf:      gadget.RootVar(leaf),
+		LeafIndex: p.Index,
+		Path:      p.Siblings,
+		Root:      gadget.RootVar(root),
+		Private:   true,
+	}
+	return por.Synthesize(cs)
+}
+
+var poseidon2 = mustPoseidon(2)
+
+func mustPoseidon(arity int) *gadget.PoseidonConstants {
+	c, err := gadget.PoseidonFor(arity)
+	if err != nil {
+		panic(err)
+	}
+	return c
+}

@@ -1,0 +1,180 @@
+package porep
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/snarkpipe/snarkpipe/prover/r1cs"
+	"github.com/snarkpipe/snarkpipe/types"
+)
+
+var (
+	update = flag.Bool("update", false, "rewrite testdata/counts.golden with the counts computed in this run")
+	large  = flag.Bool("large", false, "also count the 32 GiB and 64 GiB circuits (minutes each)")
+)
+
+const goldenPath = "testdata/counts.golden"
+
+// countCase is one circuit whose counts the golden file pins.
+type countCase struct {
+	name  string
+	cfg   Config
+	large bool // 32/64 GiB: only with -large, never under -short
+	// spec holds rows, inputs (ONE included) and aux from spec §7.6 (confirmed or derived
+	// there); 0 means "not given". These do not come from the golden file, so a wrong
+	// golden update cannot hide a count change.
+	spec [3]int
+}
+
+func sealConfig(t testing.TB, id int) Config {
+	info, err := types.SealProof(types.RegisteredSealProof(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ConfigFor(info)
+}
+
+// stackedTestConfig is the configuration of rfp tests/stacked_circuit.rs: 2 layers, one
+// challenge, 8 nodes per base tree.
+func stackedTestConfig(base, sub, top int) Config {
+	trees := uint64(1)
+	for _, a := range []int{sub, top} {
+		if a > 0 {
+			trees *= uint64(a)
+		}
+	}
+	return Config{ID: "stacked-test", Nodes: 8 * trees, Layers: 2, Challenges: 1, Tree: types.TreeShape{Base: base, Sub: sub, Top: top}}
+}
+
+func countCases(t testing.TB) []countCase {
+	return []countCase{
+		{name: "porep-2k", cfg: sealConfig(t, 5), spec: [3]int{2_687_921, 40, 2_685_673}},
+		{name: "porep-8m", cfg: sealConfig(t, 6), spec: [3]int{3_844_929, 40, 3_842_449}},
+		{name: "porep-512m", cfg: sealConfig(t, 7), spec: [3]int{4_423_433, 40, 4_420_837}},
+		{name: "porep-32g", cfg: sealConfig(t, 8), large: true, spec: [3]int{130_278_541, 328, 130_169_893}},
+		{name: "porep-64g", cfg: sealConfig(t, 9), large: true, spec: [3]int{131_185_849, 328, 131_076_643}},
+		{name: "stacked-test-2-0-0", cfg: stackedTestConfig(2, 0, 0), spec: [3]int{1_206_212, 22, 0}},
+		{name: "stacked-test-8-0-0", cfg: stackedTestConfig(8, 0, 0), spec: [3]int{1_199_620, 22, 0}},
+		{name: "stacked-test-8-4-0", cfg: stackedTestConfig(8, 4, 0), spec: [3]int{1_296_576, 22, 0}},
+		{name: "stacked-test-8-4-2", cfg: stackedTestConfig(8, 4, 2), spec: [3]int{1_346_982, 22, 0}},
+	}
+}
+
+// formatCounts is one golden line.
+func formatCounts(name string, c r1cs.Counts) string {
+	return fmt.Sprintf("%s rows=%d inputs=%d aux=%d a_aux=%d b_input=%d b_aux=%d",
+		name, c.NumConstraints, c.NumInputs, c.NumAux, c.AAux, c.BInput, c.BAux)
+}
+
+func readGolden(t *testing.T) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	f, err := os.Open(goldenPath)
+	if os.IsNotExist(err) && *update {
+		return out
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		name, _, _ := strings.Cut(line, " ")
+		out[name] = line
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func writeGolden(t *testing.T, lines map[string]string) {
+	t.Helper()
+	names := make([]string, 0, len(lines))
+	for n := range lines {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	b.WriteString("# StackedDrg circuit counts: rows (without the per-input rows), inputs (ONE included), aux,\n")
+	b.WriteString("# and density popcounts (A aux, B inputs, B aux). Rewrite with: go test ./sealer/porep -run TestGoldenCounts -update [-large]\n")
+	for _, n := range names {
+		b.WriteString(lines[n] + "\n")
+	}
+	if err := os.WriteFile(goldenPath, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// countBlank synthesizes the blank circuit of cfg into a Counter, which stores only sizes
+// and density bitmaps (the 32 GiB count needs well under 2 GiB).
+func countBlank(t testing.TB, cfg Config) r1cs.Counts {
+	c, err := Blank(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := r1cs.NewCounter()
+	if err := c.Synthesize(cs); err != nil {
+		t.Fatal(err)
+	}
+	return cs.Counts()
+}
+
+// TestGoldenCounts pins every count of the PoRep circuits. The small sizes run always
+// (about 2–3 s each); 32 and 64 GiB need -large (several minutes each, not under -short).
+func TestGoldenCounts(t *testing.T) {
+	golden := readGolden(t)
+	for _, cc := range countCases(t) {
+		t.Run(cc.name, func(t *testing.T) {
+			if cc.large && (!*large || testing.Short()) {
+				t.Skip("32/64 GiB count: run with -large (and without -short)")
+			}
+			start := time.Now()
+			got := countBlank(t, cc.cfg)
+			if cc.large {
+				var ms runtime.MemStats
+				runtime.ReadMemStats(&ms)
+				t.Logf("%s counted in %v (heap sys %d MiB)", cc.name, time.Since(start), ms.HeapSys>>20)
+			}
+			if want := cc.spec; want[0] != got.NumConstraints || want[1] != got.NumInputs || (want[2] != 0 && want[2] != got.NumAux) {
+				t.Errorf("counts %+v, spec wants rows=%d inputs=%d aux=%d", got, want[0], want[1], want[2])
+			}
+			if got.NumInputs != cc.cfg.NumInputs() {
+				t.Errorf("%d inputs, Config.NumInputs says %d", got.NumInputs, cc.cfg.NumInputs())
+			}
+			line := formatCounts(cc.name, got)
+			if *update {
+				golden[cc.name] = line
+				return
+			}
+			if golden[cc.name] != line {
+				t.Errorf("golden mismatch\n got: %s\nwant: %s", line, golden[cc.name])
+			}
+		})
+	}
+	if *update {
+		writeGolden(t, golden)
+	}
+}
+
+// The 32 GiB densities measured by cuzk on the real circuit (issue 6); checked with -large.
+func TestCounts32GiBDensities(t *testing.T) {
+	if !*large || testing.Short() {
+		t.Skip("32 GiB count: run with -large (and without -short)")
+	}
+	got := countBlank(t, sealConfig(t, 8))
+	if got.AAux != 129_753_292 || got.BAux != 33_112_281 || got.BInput != 1 {
+		t.Errorf("densities a_aux=%d b_aux=%d b_input=%d, want 129753292 / 33112281 / 1", got.AAux, got.BAux, got.BInput)
+	}
+}
