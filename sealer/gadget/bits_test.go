@@ -163,3 +163,25 @@ func TestPackBits(t *testing.T) {
 		t.Fatalf("packed %s, want %s", packed.Value.String(), want.String())
 	}
 }
+
+// Strictness (mirrors bellman's test_into_bits_strict): decompose p − 1, then set its
+// lowest bit — the last allocated, a zero position of p − 1 — so the bits spell p. The
+// conditional boolean row of that bit fails, before the unpacking row.
+func TestToBitsLEStrictRejectsCharacteristic(t *testing.T) {
+	var pm1 fr.Element
+	pm1.SetOne()
+	pm1.Neg(&pm1)
+	build := func(cs r1cs.ConstraintSystem) { AllocNum(cs, pm1).ToBitsLEStrict(cs) }
+	cnt := r1cs.NewCounter()
+	build(cnt)
+	s := cnt.Sizes()
+	if got := failingRow(t, s.NumAux-1, build); got != s.NumConstraints-2 {
+		t.Errorf("failing row %d, want %d (the last bit's conditional boolean row)", got, s.NumConstraints-2)
+	}
+	// The non-strict decomposition has no per-bit range check: tampering with a bit only
+	// breaks its unpacking row.
+	loose := func(cs r1cs.ConstraintSystem) { AllocNum(cs, pm1).ToBitsLE(cs) }
+	if got := failingRow(t, 1, loose); got != 255 {
+		t.Errorf("non-strict: failing row %d, want 255", got)
+	}
+}
