@@ -16,19 +16,19 @@ type Check uint8
 
 // Verification steps, roughly in the order they run.
 const (
-	CheckShape      Check = iota // counts, proof kind or tree shape do not fit the proof type
-	CheckCanonical               // a 32-byte value is not a canonical field element
-	CheckReplicaID               // replica_id differs from the one derived from the sector
-	CheckSector                  // sector id or comm_r differ from the public sector list
-	CheckCommR                   // comm_r ≠ Poseidon2(comm_c, comm_r_last)
-	CheckSameRoots               // challenges (or inclusion proofs) disagree on comm_c / comm_r_last
-	CheckChallenge               // the proof opens another node than the derived challenge
-	CheckRoot                    // a Merkle proof claims another root than the commitment
-	CheckPath                    // a Merkle path does not hash to its claimed root
-	CheckColumnHash              // a column's hash differs from its tree C leaf
-	CheckLabelingProof           // a labeling/encoding proof's layer, node or parents differ from the columns
-	CheckLabel                   // a recomputed label differs from the challenged column
-	CheckEncoding                // label_L + data ≠ the replica leaf of tree R
+	CheckShape         Check = iota // counts, proof kind or tree shape do not fit the proof type
+	CheckCanonical                  // a 32-byte value is not a canonical field element
+	CheckReplicaID                  // replica_id differs from the one derived from the sector
+	CheckSector                     // sector id or comm_r differ from the public sector list
+	CheckCommR                      // comm_r ≠ Poseidon2(comm_c, comm_r_last)
+	CheckSameRoots                  // challenges (or inclusion proofs) disagree on comm_c / comm_r_last
+	CheckChallenge                  // the proof opens another node than the derived challenge
+	CheckRoot                       // a Merkle proof claims another root than the commitment
+	CheckPath                       // a Merkle path does not hash to its claimed root
+	CheckColumnHash                 // a column's hash differs from its tree C leaf
+	CheckLabelingProof              // a labeling/encoding proof's layer, node or parents differ from the columns
+	CheckLabel                      // a recomputed label differs from the challenged column
+	CheckEncoding                   // label_L + data ≠ the replica leaf of tree R
 )
 
 var checkNames = [...]string{

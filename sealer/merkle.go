@@ -28,7 +28,9 @@ type merkleTree struct {
 	sha   bool
 }
 
-func treeD(s types.SectorShape) merkleTree { return merkleTree{depth: vanilla.TreeDDepth(s), sha: true} }
+func treeD(s types.SectorShape) merkleTree {
+	return merkleTree{depth: vanilla.TreeDDepth(s), sha: true}
+}
 func treeR(s types.SectorShape) merkleTree { return merkleTree{depth: vanilla.TreeRDepth(s)} }
 
 // levels returns each path level's elements with its arity, leaf to root.

@@ -75,8 +75,12 @@ func TestCurioWindowPoStErrorsAreLocated(t *testing.T) {
 		{"wrong sector", func(p *vanilla.FallbackPoStSectorProof, pub *PoStPublic) { pub.Sectors[0].Number++ }, CheckSector, -1},
 		{"wrong comm_c", func(p *vanilla.FallbackPoStSectorProof, pub *PoStPublic) { p.Sectors[0].CommC[0] ^= 1 }, CheckCommR, -1},
 		{"other randomness", func(p *vanilla.FallbackPoStSectorProof, pub *PoStPublic) { pub.Randomness[0] ^= 1 }, CheckChallenge, 0},
-		{"leaf of challenge 4", func(p *vanilla.FallbackPoStSectorProof, pub *PoStPublic) { p.Sectors[0].InclusionProofs[4].Leaf[3] ^= 1 }, CheckPath, 4},
-		{"root of challenge 7", func(p *vanilla.FallbackPoStSectorProof, pub *PoStPublic) { p.Sectors[0].InclusionProofs[7].Root[3] ^= 1 }, CheckRoot, 7},
+		{"leaf of challenge 4", func(p *vanilla.FallbackPoStSectorProof, pub *PoStPublic) {
+			p.Sectors[0].InclusionProofs[4].Leaf[3] ^= 1
+		}, CheckPath, 4},
+		{"root of challenge 7", func(p *vanilla.FallbackPoStSectorProof, pub *PoStPublic) {
+			p.Sectors[0].InclusionProofs[7].Root[3] ^= 1
+		}, CheckRoot, 7},
 		{"sibling of challenge 9", func(p *vanilla.FallbackPoStSectorProof, pub *PoStPublic) {
 			p.Sectors[0].InclusionProofs[9].Sub[0].Hashes[2][0] ^= 1
 		}, CheckPath, 9},
