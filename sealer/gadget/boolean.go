@@ -340,3 +340,18 @@ func BoolEnforceEqual(cs r1cs.ConstraintSystem, a, b Boolean) error {
 	}
 	return nil
 }
+
+// ErrXorKey reports a key that is not 256 bits.
+var ErrXorKey = errors.New("gadget: xor key must be 256 bits")
+
+// XorBits is rfp gadgets/xor.rs: input bit i is xored with key bit i mod 256, in order.
+func XorBits(cs r1cs.ConstraintSystem, key, input []Boolean) ([]Boolean, error) {
+	if len(key) != 256 {
+		return nil, ErrXorKey
+	}
+	out := make([]Boolean, len(input))
+	for i := range input {
+		out[i] = BoolXor(cs, input[i], key[i%256])
+	}
+	return out, nil
+}

@@ -275,3 +275,33 @@ func TestBoolEnforceEqual(t *testing.T) {
 		}
 	}
 }
+
+func TestXorBits(t *testing.T) {
+	if _, err := XorBits(r1cs.NewCounter(), make([]Boolean, 255), nil); err == nil {
+		t.Error("255-bit key accepted")
+	}
+	var out []Boolean
+	shape := mustSynth(t, func(cs r1cs.ConstraintSystem) {
+		key := make([]Boolean, 256)
+		for i := range key {
+			key[i] = AllocBit(cs, i%3 == 0).Is()
+		}
+		input := make([]Boolean, 300)
+		for i := range input {
+			input[i] = AllocBit(cs, i%5 == 0).Is()
+		}
+		var err error
+		if out, err = XorBits(cs, key, input); err != nil {
+			t.Fatal(err)
+		}
+	})
+	assertSizes(t, shape, 556+300, 556+300, 1)
+	for i, b := range out {
+		if want := (i%5 == 0) != (i%256%3 == 0); b.Value != want {
+			t.Fatalf("bit %d = %v, want %v", i, b.Value, want)
+		}
+	}
+	// Row of output 0: input bit first (a + a | b | a + b − r).
+	in0, key0, r0 := aux(256), aux(0), aux(556)
+	assertRow(t, shape, 556, lcOf(tm{in0, 2}), lcOf(tm{key0, 1}), lcOf(tm{in0, 1}, tm{key0, 1}, tm{r0, -1}))
+}
