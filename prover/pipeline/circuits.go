@@ -1,0 +1,274 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/snarkpipe/snarkpipe/prover"
+	"github.com/snarkpipe/snarkpipe/prover/groth16"
+	"github.com/snarkpipe/snarkpipe/prover/r1cs"
+	"github.com/snarkpipe/snarkpipe/prover/srs"
+)
+
+// circuitState is a circuit resident on the host: its recording and its parameters.
+type circuitState struct {
+	id     prover.CircuitID
+	key    srs.RecordingKey
+	shape  *r1cs.Shape
+	params *groth16.Params
+}
+
+// circuits knows, per circuit id, the recording key of this process's circuit code and the
+// recording itself; it records circuits that have no usable recording.
+type circuits struct {
+	store   *srs.Recordings // nil: recordings are kept in memory only
+	hints   *hintStore
+	metrics *metrics
+
+	mu      sync.Mutex
+	keys    map[prover.CircuitID]srs.RecordingKey // probed in this process
+	shapes  map[prover.CircuitID]*r1cs.Shape      // recorded or read, not yet resident
+	probing map[prover.CircuitID]chan struct{}
+}
+
+func newCircuits(store *srs.Recordings, hints *hintStore) *circuits {
+	return &circuits{
+		store: store, hints: hints,
+		keys:    make(map[prover.CircuitID]srs.RecordingKey),
+		shapes:  make(map[prover.CircuitID]*r1cs.Shape),
+		probing: make(map[prover.CircuitID]chan struct{}),
+	}
+}
+
+// prepare returns the hint of c's circuit id, valid for this process's circuit code. The
+// first call per id synthesizes c once into the key hasher (no memory beyond counters) to
+// learn the recording key; a key without a matching hint is looked up in the store or
+// recorded. Concurrent callers for one id wait for the first.
+func (cs *circuits) prepare(ctx context.Context, c prover.Circuit) (Hint, error) {
+	id := c.ID()
+	for {
+		cs.mu.Lock()
+		if key, ok := cs.keys[id]; ok {
+			if h, ok := cs.hints.get(id); ok && h.Key == key.String() {
+				cs.mu.Unlock()
+				return h, nil
+			}
+		}
+		wait, busy := cs.probing[id]
+		if !busy {
+			wait = make(chan struct{})
+			cs.probing[id] = wait
+			cs.mu.Unlock()
+			h, err := cs.probe(c)
+			cs.mu.Lock()
+			delete(cs.probing, id)
+			close(wait)
+			cs.mu.Unlock()
+			return h, err
+		}
+		cs.mu.Unlock()
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return Hint{}, ctx.Err()
+		}
+	}
+}
+
+func (cs *circuits) probe(c prover.Circuit) (Hint, error) {
+	id := c.ID()
+	k := newKeyCS()
+	if err := c.Synthesize(k); err != nil {
+		return Hint{}, fmt.Errorf("pipeline: synthesizing %s: %w", id, err)
+	}
+	key := k.key()
+	if h, ok := cs.hints.get(id); ok && h.Key == key.String() {
+		cs.setKey(id, key, nil)
+		return h, nil
+	}
+	shape, err := cs.lookupOrRecord(c, key)
+	if err != nil {
+		return Hint{}, err
+	}
+	return cs.setKey(id, key, shape)
+}
+
+// setKey remembers key for id, and shape (with its hint) when one was just obtained.
+func (cs *circuits) setKey(id prover.CircuitID, key srs.RecordingKey, shape *r1cs.Shape) (Hint, error) {
+	cs.mu.Lock()
+	cs.keys[id] = key
+	if shape != nil {
+		cs.shapes[id] = shape
+	}
+	cs.mu.Unlock()
+	if shape == nil {
+		h, _ := cs.hints.get(id)
+		return h, nil
+	}
+	h := hintOf(key, shape)
+	if err := cs.hints.put(id, h); err != nil {
+		return h, err
+	}
+	return h, nil
+}
+
+// forget drops what is known about id (its circuit no longer matches the recording).
+func (cs *circuits) forget(id prover.CircuitID) {
+	cs.mu.Lock()
+	delete(cs.keys, id)
+	delete(cs.shapes, id)
+	cs.mu.Unlock()
+}
+
+// lookupOrRecord reads the recording of (id, key), or records c (and persists it).
+func (cs *circuits) lookupOrRecord(c prover.Circuit, key srs.RecordingKey) (*r1cs.Shape, error) {
+	id := c.ID()
+	if cs.store != nil {
+		s, err := cs.store.Load(id, key)
+		switch {
+		case err == nil:
+			cs.count("hit")
+			return s, nil
+		case errors.Is(err, r1cs.ErrShapeFileCorrupt) || errors.Is(err, r1cs.ErrShapeFileVersion):
+			cs.count("corrupt")
+		case !errors.Is(err, srs.ErrNoRecording):
+			return nil, err
+		}
+	}
+	var capacity r1cs.Capacity
+	if h, ok := cs.hints.get(id); ok {
+		capacity = h.capacity()
+	}
+	rec := r1cs.NewRecorder(capacity)
+	k := newKeyCS()
+	if err := c.Synthesize(recordingCS{key: k, rec: rec}); err != nil {
+		return nil, fmt.Errorf("pipeline: recording %s: %w", id, err)
+	}
+	if got := k.key(); got != key {
+		return nil, fmt.Errorf("%w: %s synthesizes differently from one call to the next", ErrCircuitChanged, id)
+	}
+	s := rec.Finish()
+	cs.count("recorded")
+	if cs.store != nil {
+		if err := cs.store.Save(id, key, s); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func (cs *circuits) count(outcome string) {
+	if cs.metrics != nil {
+		cs.metrics.recordings.WithLabelValues(outcome).Inc()
+	}
+}
+
+// shapeFor returns the recording of c for the key probed in this process, taking the one
+// prepare left behind, else reading or re-recording it.
+func (cs *circuits) shapeFor(c prover.Circuit) (srs.RecordingKey, *r1cs.Shape, error) {
+	id := c.ID()
+	cs.mu.Lock()
+	key, ok := cs.keys[id]
+	s := cs.shapes[id]
+	delete(cs.shapes, id)
+	cs.mu.Unlock()
+	if !ok {
+		return key, nil, fmt.Errorf("pipeline: %s has not been prepared", id)
+	}
+	if s != nil {
+		return key, s, nil
+	}
+	s, err := cs.lookupOrRecord(c, key)
+	return key, s, err
+}
+
+// loadHost makes a circuit resident on the host: recording, then parameters.
+func (p *Pipeline) loadHost(ctx context.Context, c prover.Circuit, hint Hint) (*circuitState, error) {
+	key, shape, err := p.circuits.shapeFor(c)
+	if err != nil {
+		return nil, err
+	}
+	if hintOf(key, shape) != hint {
+		// The reservation was sized from a hint of other sizes; refuse rather than
+		// exceed the budget. The next attempt uses the corrected hint.
+		p.circuits.setKey(c.ID(), key, shape)
+		return nil, fmt.Errorf("%w: %s: recording sizes changed since admission", ErrCircuitChanged, c.ID())
+	}
+	params, err := p.deps.Params.Params(ctx, c.ID(), shape)
+	if err != nil {
+		return nil, fmt.Errorf("pipeline: parameters of %s: %w", c.ID(), err)
+	}
+	return &circuitState{id: c.ID(), key: key, shape: shape, params: params}, nil
+}
+
+// awaitEntry waits until e has loaded.
+func awaitEntry(ctx context.Context, e *entry) error {
+	select {
+	case <-e.ready:
+		return e.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// acquireHost admits a partition on the host and makes its circuit resident there.
+func (p *Pipeline) acquireHost(ctx context.Context, part *partition) error {
+	h := part.hint
+	shape := h.slot()
+	t0 := time.Now()
+	g, err := p.host.acquire(ctx, part.request(p.host, h.hostEntryBytes(), shape.bytes(), shape))
+	part.t.Admission = time.Since(t0)
+	if err != nil {
+		return err
+	}
+	part.host = g
+	if g.loader {
+		t := time.Now()
+		st, err := p.loadHost(ctx, part.circuit, h)
+		took := time.Since(t)
+		part.t.HostLoad = took
+		if err != nil {
+			p.host.loaded(g.entry, nil, nil, took, err)
+			return err
+		}
+		p.host.loaded(g.entry, st, func() { st.params.Close() }, took, nil)
+		p.metrics.srsLoads.WithLabelValues(p.host.name).Inc()
+		p.metrics.srsLoad.WithLabelValues(p.host.name).Observe(took.Seconds())
+	}
+	if err := awaitEntry(ctx, g.entry); err != nil {
+		return err
+	}
+	part.state = g.entry.value.(*circuitState)
+	return nil
+}
+
+// acquireDevice admits a partition on device d and makes its proving key resident there.
+func (p *Pipeline) acquireDevice(ctx context.Context, d *device, part *partition, ws int64) (*grant, *groth16.ProvingKey, error) {
+	st := part.state
+	g, err := d.arena.acquire(ctx, part.request(d.arena, part.hint.ParamsBytes, ws, slotShape{}))
+	if err != nil {
+		return nil, nil, err
+	}
+	if g.loader {
+		t := time.Now()
+		pk, err := groth16.NewProvingKey(d.backend, st.params, st.shape.Counts())
+		took := time.Since(t)
+		part.t.KeyLoad = took
+		if err != nil {
+			d.arena.loaded(g.entry, nil, nil, took, err)
+			d.arena.release(g, true)
+			return nil, nil, err
+		}
+		d.arena.loaded(g.entry, pk, func() { pk.Close() }, took, nil)
+		p.metrics.srsLoads.WithLabelValues(d.arena.name).Inc()
+		p.metrics.srsLoad.WithLabelValues(d.arena.name).Observe(took.Seconds())
+	}
+	if err := awaitEntry(ctx, g.entry); err != nil {
+		d.arena.release(g, true)
+		return nil, nil, err
+	}
+	return g, g.entry.value.(*groth16.ProvingKey), nil
+}

@@ -1,0 +1,95 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/snarkpipe/snarkpipe/prover"
+)
+
+// Config sets the pipeline's sizes, budgets and policies.
+type Config struct {
+	// HostBudget bounds host memory: resident parameters and recordings plus the pooled
+	// working sets of partitions in flight. 0: physical memory minus SafetyMargin.
+	HostBudget   int64
+	SafetyMargin int64
+	// DeviceBudget bounds each device: resident proving keys plus per-partition device
+	// working sets. 0: the same as the host budget.
+	DeviceBudget int64
+
+	// SynthesisWorkers partitions synthesize at once (each holds one working set).
+	SynthesisWorkers int
+	// EvalTasks is the parallelism of one A·z, B·z, C·z evaluation (0: all CPUs).
+	EvalTasks int
+	// HandoffDepth is how many synthesized partitions may wait for a device worker.
+	HandoffDepth int
+	// WorkersPerDevice device workers share each backend (one proves while the other
+	// prepares, as cuzk's two workers per GPU).
+	WorkersPerDevice int
+	// FinalizeWorkers verify and encode proofs.
+	FinalizeWorkers int
+
+	// RecordingsDir keeps recorded circuits and capacity hints across restarts ("": in
+	// memory only). It must not be the official parameter directory.
+	RecordingsDir string
+	// RecordingsMaxBytes is the disk budget of RecordingsDir (≤ 0: unbounded).
+	RecordingsMaxBytes int64
+
+	// Pinned circuits are never evicted once loaded (small SRS such as Winning PoSt).
+	Pinned []prover.CircuitID
+
+	// IdempotencyTTL is how long a succeeded job stays returned for its key.
+	IdempotencyTTL time.Duration
+	// TraceEvents is the capacity of the timeline ring buffer (0: no timeline).
+	TraceEvents int
+}
+
+// DefaultConfig sizes the pipeline for this machine.
+func DefaultConfig() Config {
+	cpus := runtime.NumCPU()
+	return Config{
+		SafetyMargin:     5 << 30,
+		SynthesisWorkers: max(1, cpus/4),
+		HandoffDepth:     2,
+		WorkersPerDevice: 2,
+		FinalizeWorkers:  2,
+		IdempotencyTTL:   10 * time.Minute,
+		TraceEvents:      100_000,
+	}
+}
+
+// Validate checks the configuration.
+func (c Config) Validate() error {
+	var errs []error
+	check := func(ok bool, format string, args ...any) {
+		if !ok {
+			errs = append(errs, fmt.Errorf("pipeline: "+format, args...))
+		}
+	}
+	check(c.HostBudget >= 0 && c.DeviceBudget >= 0 && c.SafetyMargin >= 0, "budgets must not be negative")
+	check(c.SynthesisWorkers >= 1, "SynthesisWorkers %d < 1", c.SynthesisWorkers)
+	check(c.EvalTasks >= 0, "EvalTasks %d < 0", c.EvalTasks)
+	check(c.HandoffDepth >= 1, "HandoffDepth %d < 1", c.HandoffDepth)
+	check(c.WorkersPerDevice >= 1, "WorkersPerDevice %d < 1", c.WorkersPerDevice)
+	check(c.FinalizeWorkers >= 1, "FinalizeWorkers %d < 1", c.FinalizeWorkers)
+	check(c.IdempotencyTTL >= 0, "IdempotencyTTL %v < 0", c.IdempotencyTTL)
+	check(c.TraceEvents >= 0, "TraceEvents %d < 0", c.TraceEvents)
+	return errors.Join(errs...)
+}
+
+// hostBudget resolves the automatic host budget.
+func (c Config) hostBudget() (int64, error) {
+	if c.HostBudget > 0 {
+		return c.HostBudget, nil
+	}
+	total, err := physicalMemory()
+	if err != nil {
+		return 0, fmt.Errorf("pipeline: HostBudget not set and %w", err)
+	}
+	if total <= c.SafetyMargin {
+		return 0, fmt.Errorf("pipeline: physical memory %d is not above the safety margin %d", total, c.SafetyMargin)
+	}
+	return total - c.SafetyMargin, nil
+}

@@ -1,0 +1,75 @@
+// Package pipeline is the proving engine: jobs, priorities, memory budgets, circuit
+// residency, recorded constraint systems, and the stages partitions flow through.
+//
+// # Flow
+//
+// A job is one or more circuits of one circuit id (the partitions of a proof), a priority
+// and an optional idempotency key. Submit queues its partitions and returns; Await
+// returns the proofs and per-stage timings. Partitions, not jobs, are the unit of work:
+//
+//	run queue (priority, then job age, then partition index)
+//	  → synthesis pool: prepare the circuit id, admit on the host, witness fill, A·z B·z C·z
+//	  → bounded hand-off (same order)
+//	  → device workers (WorkersPerDevice per backend): admit on the device, prove
+//	  → finalize: verify against the verifying key, complete the partition
+//
+// A queued partition of a higher priority is always taken before any queued partition of
+// a lower one, at every stage; work already running is not interrupted.
+//
+// # Recordings and witness-only synthesis
+//
+// The first time a process sees a circuit id it synthesizes one circuit into a hasher that
+// computes the recording key (a 128-bit hash of every allocation and every row's raw terms)
+// without storing anything. The key names the recording on disk (RecordingsDir, with the
+// shape-file format version, under a disk budget), so a changed gadget never reuses a
+// stale recording; a missing, corrupt or other-version file is recorded again. Capacity
+// hints (sizes, memory) are kept per circuit id beside the recordings, so a restarted
+// service admits and refuses jobs before synthesizing anything.
+//
+// Every later partition runs only witness generation: the circuit's WitnessFiller when it
+// has one, otherwise Synthesize into a constraint system that stores values and ignores
+// rows. The recorded matrices then compute A·z, B·z and C·z.
+//
+// # Memory
+//
+// There is one budget for the host and one per device (Config). Everything that occupies
+// memory holds a reservation: a resident circuit (host: recording + parameters; device:
+// proving key), each partition's working set (host: one pooled slot holding z, a, b, c;
+// device: the same vectors), idle pooled slots, and memory queued for release. A partition
+// reserves its working set and, if its circuit is not resident, the circuit's bytes, in
+// one all-or-nothing step: nobody holds a reference while waiting for memory, so waits
+// cannot deadlock. Requests are served strictly in priority order (then FIFO): a large
+// high-priority request is not overtaken by small lower-priority ones. A request larger
+// than the budget minus the other pinned circuits fails at once with ErrTooLarge.
+//
+// Working-set slots are pooled per shape and reused; large ones live off the Go heap. No
+// free happens on a proving path: evicted circuits and surplus slots are released by one
+// background goroutine, in order, and their bytes stay reserved until it is done.
+//
+// # Residency policy
+//
+//   - A circuit is loaded (recording, then parameters; proving key per device) once, by the
+//     first partition admitted for it, and stays resident after its work is done. Other
+//     partitions of it wait for that load; load times are reported in the timings, in
+//     Preload's result and as snarkpipe_srs_load_seconds.
+//   - Resident circuits are reference-counted by the partitions using them. Only idle ones
+//     (no reference) can be evicted; pinned circuits (Config.Pinned: small SRS such as
+//     Winning PoSt) never are, except by an explicit Evict.
+//   - Eviction happens only when a request at the head of the queue needs room: idle pooled
+//     slots go first, then idle unpinned circuits, least recently used first, and only
+//     as many as the request needs, and only if that is enough for it (nothing is evicted
+//     for a request that would still have to wait).
+//   - When a higher-priority job needs a circuit that is not resident and the room is held
+//     by circuits in use, it waits at the head of the queue: lower-priority partitions
+//     admitted earlier finish, their circuits become idle and are evicted for it; no
+//     lower-priority partition is admitted meanwhile.
+//   - Evicting a circuit from the host also drops its proving keys from the devices (they
+//     reference its parameters). Preload and Evict act on demand.
+//
+// # Observability
+//
+// Every partition carries its stage timestamps and durations (PartitionTiming). Metrics
+// are registered under snarkpipe_pipeline_*, snarkpipe_srs_* and snarkpipe_memory_*.
+// WriteTrace writes the recent stages as a Chrome trace-event timeline, one track per
+// worker.
+package pipeline

@@ -1,0 +1,183 @@
+package pipeline
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/snarkpipe/snarkpipe/prover"
+	"github.com/snarkpipe/snarkpipe/prover/groth16"
+)
+
+// JobSpec is what a caller submits: the circuits (all of one circuit id, e.g. the ten
+// partitions of a PoRep) proved in one job.
+type JobSpec struct {
+	// Key makes submission idempotent: a key whose job is in flight, or succeeded less
+	// than IdempotencyTTL ago, returns that job; after a failure or cancellation the key
+	// runs again. Empty: no idempotency.
+	Key string
+	// Kind labels metrics and the timeline (e.g. "porep", "winning").
+	Kind     string
+	Priority Priority
+	Circuits []prover.Circuit
+}
+
+// Job is a submitted job. Its methods are safe for concurrent use.
+type Job struct {
+	ID       uint64
+	Key      string
+	Kind     string
+	Priority Priority
+	Circuit  prover.CircuitID
+
+	seq       uint64
+	submitted time.Time
+	ctx       context.Context
+	cancel    context.CancelFunc
+	stopWatch func() bool
+	onDone    func(*Job)
+
+	mu        sync.Mutex
+	remaining int
+	res       Result
+	err       error
+	doneAt    time.Time
+	done      chan struct{}
+}
+
+// Result is a finished job: one verified proof and one timing record per circuit, in
+// submission order.
+type Result struct {
+	Proofs  []groth16.Proof
+	Timings []PartitionTiming
+}
+
+// Bytes concatenates the proofs (192 bytes each), as Filecoin expects multi-partition
+// proofs.
+func (r Result) Bytes() []byte {
+	out := make([]byte, 0, len(r.Proofs)*groth16.ProofSize)
+	for _, p := range r.Proofs {
+		b := p.Bytes()
+		out = append(out, b[:]...)
+	}
+	return out
+}
+
+// PartitionTiming is where one partition's time went. Timestamps mark stage starts and
+// ends; durations are the waits and the work in between.
+type PartitionTiming struct {
+	Submitted, SynthStart, SynthEnd, ProveStart, ProveEnd, Done time.Time
+
+	Prepare   time.Duration // recording key, recording lookup or recording (first use)
+	Admission time.Duration // waiting for host memory
+	HostLoad  time.Duration // making the circuit resident (recording + parameters), when this partition did it
+	Witness   time.Duration // witness fill
+	Eval      time.Duration // A·z, B·z, C·z
+	Handoff   time.Duration // waiting for a device worker
+	Device    time.Duration // waiting for device memory
+	KeyLoad   time.Duration // making the proving key resident, when this partition did it
+	Prove     time.Duration // quotient and MSMs
+	Verify    time.Duration
+	Prover    groth16.Timings
+	Worker    string // device worker that proved it
+}
+
+// Await waits for the job (or ctx) and returns its proofs and timings. A failed job
+// returns its first error; a cancelled one the context's error.
+func (j *Job) Await(ctx context.Context) (Result, error) {
+	select {
+	case <-j.done:
+	case <-ctx.Done():
+		return Result{}, ctx.Err()
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.res, j.err
+}
+
+// Done is closed when the job has finished.
+func (j *Job) Done() <-chan struct{} { return j.done }
+
+// Cancel stops the job: queued partitions are dropped and every reservation it holds is
+// released; device work already running completes and is discarded.
+func (j *Job) Cancel() { j.cancel() }
+
+// Err is the job's error once it has finished (nil while running or after success).
+func (j *Job) Err() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.err
+}
+
+// succeededWithin reports whether the job succeeded less than ttl ago.
+func (j *Job) reusable(now time.Time, ttl time.Duration) bool {
+	select {
+	case <-j.done:
+	default:
+		return true // in flight
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.err == nil && now.Sub(j.doneAt) < ttl
+}
+
+// partitionDone stores one verified proof.
+func (j *Job) partitionDone(i int, proof groth16.Proof, t PartitionTiming) {
+	j.mu.Lock()
+	if j.err != nil || j.remaining == 0 {
+		j.mu.Unlock()
+		return
+	}
+	j.res.Proofs[i] = proof
+	j.res.Timings[i] = t
+	j.remaining--
+	last := j.remaining == 0
+	j.mu.Unlock()
+	if last {
+		j.finish(nil)
+	}
+}
+
+// finish ends the job once; err nil is success. Cancelling the context afterwards
+// releases whatever the job's partitions still hold.
+func (j *Job) finish(err error) {
+	j.mu.Lock()
+	select {
+	case <-j.done:
+		j.mu.Unlock()
+		return
+	default:
+	}
+	j.err = err
+	if err != nil {
+		j.res = Result{}
+	}
+	j.doneAt = time.Now()
+	close(j.done)
+	j.mu.Unlock()
+	j.stopWatch()
+	j.cancel()
+	j.onDone(j)
+}
+
+// partition is one circuit of a job on its way through the stages.
+type partition struct {
+	job     *Job
+	index   int
+	circuit prover.Circuit
+	seq     uint64 // job.seq<<20 | index: FIFO order among equal priorities
+
+	hint   Hint
+	host   *grant
+	state  *circuitState
+	slot   *slot
+	proof  groth16.Proof
+	public []fr.Element
+	vk     *groth16.VerifyingKey
+	t      PartitionTiming
+}
+
+func (p *partition) request(a *arena, entryBytes, ws int64, shape slotShape) request {
+	return request{id: p.job.Circuit, entryBytes: entryBytes, ws: ws, slot: shape, prio: p.job.Priority, seq: p.seq}
+}

@@ -1,0 +1,214 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/snarkpipe/snarkpipe/prover/groth16"
+)
+
+// synthStage is the synthesis pool: each worker takes the highest-priority queued
+// partition, admits it on the host (memory and residency), fills its witness into a pooled
+// slot, evaluates A·z, B·z, C·z from the recording, and hands it off.
+type synthStage struct {
+	p  *Pipeline
+	wg sync.WaitGroup
+}
+
+func (s *synthStage) Start(workers int) {
+	for w := 0; w < workers; w++ {
+		s.wg.Add(1)
+		go s.run(fmt.Sprintf("synth%d", w))
+	}
+}
+
+// Close waits for the workers; the run queue must have been closed.
+func (s *synthStage) Close() { s.wg.Wait() }
+
+func (s *synthStage) run(name string) {
+	defer s.wg.Done()
+	p := s.p
+	for {
+		part, err := p.runq.pop(context.Background())
+		if err != nil {
+			return
+		}
+		if part.job.ctx.Err() != nil {
+			continue
+		}
+		if err := p.synthesize(name, part); err != nil {
+			p.fail(part, err)
+			continue
+		}
+		t := time.Now()
+		if err := p.handoff.push(part.job.ctx, part); err != nil {
+			p.fail(part, err)
+			continue
+		}
+		part.t.Handoff = time.Since(t) // the device worker adds its wait
+	}
+}
+
+func (p *Pipeline) synthesize(worker string, part *partition) error {
+	ctx := part.job.ctx
+	start := time.Now()
+	part.t.SynthStart = start
+	h, err := p.circuits.prepare(ctx, part.circuit)
+	part.t.Prepare = time.Since(start)
+	if err != nil {
+		return err
+	}
+	part.hint = h
+	if err := p.acquireHost(ctx, part); err != nil {
+		return err
+	}
+	shape := h.slot()
+	sl, err := p.host.allocSlot(part.host, shape)
+	if err != nil {
+		return err
+	}
+	part.slot = sl
+	st := part.state
+	rows := st.shape.Rows()
+	t := time.Now()
+	if err := fillAssignment(part.circuit, st.shape, sl.z); err != nil {
+		if errors.Is(err, ErrCircuitChanged) {
+			p.circuits.forget(part.job.Circuit)
+		}
+		return err
+	}
+	part.t.Witness = time.Since(t)
+	t = time.Now()
+	if err := st.shape.Eval(sl.z, sl.a[:rows], sl.b[:rows], sl.c[:rows], p.cfg.EvalTasks); err != nil {
+		return err
+	}
+	part.t.Eval = time.Since(t)
+	part.t.SynthEnd = time.Now()
+	p.trace.span("synthesize", worker, part.t.SynthStart, part.t.SynthEnd, part)
+	p.metrics.stage.WithLabelValues("synthesize").Observe(part.t.SynthEnd.Sub(start).Seconds())
+	return nil
+}
+
+// releaseHost returns a partition's host grant (slot back to the pool).
+func (p *Pipeline) releaseHost(part *partition, keepSlot bool) {
+	if part.host != nil {
+		p.host.release(part.host, keepSlot)
+	}
+	part.slot = nil
+}
+
+// fail ends a partition with err: its memory is released and its job fails.
+func (p *Pipeline) fail(part *partition, err error) {
+	p.releaseHost(part, true)
+	if ctxErr := part.job.ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
+		err = context.Cause(part.job.ctx)
+	}
+	p.metrics.partitions.WithLabelValues(part.job.Kind, "failed").Inc()
+	part.job.finish(fmt.Errorf("pipeline: job %d partition %d (%s): %w", part.job.ID, part.index, part.job.Circuit, err))
+}
+
+// deviceStage runs the workers of one device: each takes the highest-priority synthesized
+// partition, admits it on the device (memory and proving key), proves it, and passes the
+// proof to finalization. Running proofs are never interrupted.
+type deviceStage struct {
+	p   *Pipeline
+	dev *device
+	wg  sync.WaitGroup
+}
+
+func (s *deviceStage) Start(workers int) {
+	for w := 0; w < workers; w++ {
+		s.wg.Add(1)
+		go s.run(fmt.Sprintf("%s/w%d", s.dev.arena.name, w))
+	}
+}
+
+// Close waits for the workers; the hand-off must have been closed.
+func (s *deviceStage) Close() { s.wg.Wait() }
+
+func (s *deviceStage) run(name string) {
+	defer s.wg.Done()
+	p := s.p
+	for {
+		part, err := p.handoff.pop(context.Background())
+		if err != nil {
+			return
+		}
+		if err := p.prove(name, s.dev, part); err != nil {
+			p.fail(part, err)
+			continue
+		}
+		p.finalq <- part
+	}
+}
+
+func (p *Pipeline) prove(worker string, d *device, part *partition) error {
+	ctx := part.job.ctx
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	part.t.Handoff += time.Since(part.t.SynthEnd) - part.t.Handoff
+	t := time.Now()
+	g, pk, err := p.acquireDevice(ctx, d, part, part.hint.deviceWorkingSet())
+	part.t.Device = time.Since(t) - part.t.KeyLoad
+	if err != nil {
+		return err
+	}
+	defer d.arena.release(g, true)
+	st, sl := part.state, part.slot
+	nIn, rows := st.shape.NumInputs, st.shape.Rows()
+	as := groth16.Assignment{Inputs: sl.z[:nIn], Aux: sl.z[nIn:], A: sl.a[:rows], B: sl.b[:rows], C: sl.c[:rows]}
+	part.t.ProveStart = time.Now()
+	proof, tm, err := pk.Prove(&st.shape.Density, as, nil)
+	part.t.ProveEnd = time.Now()
+	if err != nil {
+		return err
+	}
+	part.t.Prove, part.t.Prover, part.t.Worker = part.t.ProveEnd.Sub(part.t.ProveStart), tm, worker
+	part.proof = proof
+	part.public = append(part.public[:0], sl.z[1:nIn]...)
+	part.vk = &st.params.VK
+	p.releaseHost(part, true)
+	p.trace.span("prove", worker, part.t.ProveStart, part.t.ProveEnd, part)
+	p.metrics.stage.WithLabelValues("prove").Observe(part.t.Prove.Seconds())
+	return nil
+}
+
+// finalizeStage verifies every proof against the verifying key before it is returned
+// (an invalid proof never leaves the pipeline) and completes the partition.
+type finalizeStage struct {
+	p  *Pipeline
+	wg sync.WaitGroup
+}
+
+func (s *finalizeStage) Start(workers int) {
+	for w := 0; w < workers; w++ {
+		s.wg.Add(1)
+		go s.run(fmt.Sprintf("finalize%d", w))
+	}
+}
+
+// Close waits for the workers; the finalize channel must have been closed.
+func (s *finalizeStage) Close() { s.wg.Wait() }
+
+func (s *finalizeStage) run(name string) {
+	defer s.wg.Done()
+	p := s.p
+	for part := range p.finalq {
+		t := time.Now()
+		err := part.vk.Verify(&part.proof, part.public)
+		part.t.Verify = time.Since(t)
+		part.t.Done = time.Now()
+		if err != nil {
+			p.fail(part, fmt.Errorf("proof does not verify: %w", err))
+			continue
+		}
+		p.trace.span("verify", name, t, part.t.Done, part)
+		p.metrics.stage.WithLabelValues("verify").Observe(part.t.Verify.Seconds())
+		p.metrics.partitions.WithLabelValues(part.job.Kind, "ok").Inc()
+		part.job.partitionDone(part.index, part.proof, part.t)
+	}
+}
