@@ -72,8 +72,17 @@ func TestWriteFuzzSeeds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A small output of one stacked proof with one-level paths, so mutations stay cheap.
+	small := syntheticC1(seal(t, abi.RegisteredSealProof_StackedDrg2KiBV1), 2)
+	sp := &small.VanillaProofs[0][0]
+	sp.CommDProofs.Base, sp.CommRLastProof.Base = sp.CommDProofs.Base[:1], sp.CommRLastProof.Base[:1]
+	sp.ReplicaColumnProofs.DrgParents, sp.ReplicaColumnProofs.ExpParents = nil, nil
+	sp.LabelingProofs = sp.LabelingProofs[:1]
+	sp.LabelingProofs[0].Parents, sp.EncodingProof.Parents = sp.LabelingProofs[0].Parents[:1], nil
+	sp.ReplicaColumnProofs.CX.InclusionProof = sp.CommRLastProof
+	small.VanillaProofs[0] = small.VanillaProofs[0][:1]
 	seeds := map[string][][]byte{
-		"FuzzDecodeC1":        {c1, []byte(serdeSingleProof), []byte(`{}`)},
+		"FuzzDecodeC1":        {c1, []byte(serdeSingleProof), []byte(`{}`), EncodeC1(small)},
 		"FuzzDecodePoSt":      {EncodePoStSectorProof(syntheticPoSt(post(t, abi.RegisteredPoStProof_StackedDrgWindow2KiBV1), 1)), make([]byte, 48)},
 		"FuzzDecodeCommit2In": {wrapper, []byte(`{"SectorNum":1}`)},
 	}
