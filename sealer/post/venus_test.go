@@ -2,8 +2,8 @@ package post
 
 import (
 	"encoding/json"
-	"fmt"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
