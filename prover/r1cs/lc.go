@@ -1,7 +1,7 @@
 package r1cs
 
 import (
-	"sort"
+	"slices"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 )
@@ -93,7 +93,7 @@ func (lc LC) Eval(inputs, aux []fr.Element) fr.Element {
 func (lc *LC) Canonicalize() {
 	s := *lc
 	if len(s) > 1 && !sortedUnique(s) {
-		sort.Slice(s, func(i, j int) bool { return s[i].Var < s[j].Var })
+		sortTerms(s)
 	}
 	out := s[:0]
 	for i := 0; i < len(s); {
@@ -108,6 +108,21 @@ func (lc *LC) Canonicalize() {
 		i = j
 	}
 	*lc = out
+}
+
+// sortTerms orders terms by variable without allocating: insertion sort for the short
+// combinations most rows have, slices.SortFunc (stable order is not needed: equal
+// variables merge) for long ones.
+func sortTerms(s LC) {
+	if len(s) > 12 {
+		slices.SortFunc(s, func(a, b Term) int { return int(int64(a.Var) - int64(b.Var)) })
+		return
+	}
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j].Var < s[j-1].Var; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
 }
 
 func sortedUnique(s LC) bool {

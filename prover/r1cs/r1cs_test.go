@@ -182,3 +182,48 @@ func TestNilSidesAndSizes(t *testing.T) {
 		t.Fatal("witness rows wrong")
 	}
 }
+
+func TestAssignmentMatchesWitness(t *testing.T) {
+	c := &r1cstest.Random{Seed: 31, Constraints: 500, Inputs: 7, Unused: 9}
+	w := r1cs.NewWitness(r1cs.Capacity{})
+	as := r1cs.NewAssignment(r1cs.Capacity{})
+	_ = c.Synthesize(w)
+	_ = c.Synthesize(as)
+	wz, az := w.Assignment(), as.Z()
+	if len(wz) != len(az) || as.EnforcedRows() != 500 {
+		t.Fatalf("sizes differ: %d vs %d, rows %d", len(wz), len(az), as.EnforcedRows())
+	}
+	for i := range wz {
+		if wz[i] != az[i] {
+			t.Fatalf("value %d differs", i)
+		}
+	}
+}
+
+func TestCanonicalizeLongAndShort(t *testing.T) {
+	for _, n := range []int{3, 40} {
+		var lc r1cs.LC
+		var one fr.Element
+		one.SetOne()
+		for i := n - 1; i >= 0; i-- {
+			lc.AddTerm(r1cs.Aux(i%(n/2+1)), &one)
+			lc.AddTerm(r1cs.Input(i), &one)
+		}
+		lc.Canonicalize()
+		for i := 1; i < len(lc); i++ {
+			if lc[i-1].Var >= lc[i].Var {
+				t.Fatalf("n=%d: not sorted/merged at %d", n, i)
+			}
+		}
+	}
+	allocs := testing.AllocsPerRun(100, func() {
+		lc := r1cs.LC{{Var: r1cs.Aux(3)}, {Var: r1cs.Aux(1)}, {Var: r1cs.Input(2)}}
+		lc[0].Coeff.SetOne()
+		lc[1].Coeff.SetOne()
+		lc[2].Coeff.SetOne()
+		lc.Canonicalize()
+	})
+	if allocs > 1 { // the literal itself
+		t.Fatalf("Canonicalize allocates: %v", allocs)
+	}
+}
