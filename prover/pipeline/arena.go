@@ -87,12 +87,12 @@ type arena struct {
 
 // arenaStats is observed by tests and metrics.
 type arenaStats struct {
-	mu                sync.Mutex
-	peakUsed          int64
-	live, peakLive    int64 // bytes of slots and entries actually allocated
-	slotsLive         int
-	loads, evictions  int
-	slotAllocs        int
+	mu               sync.Mutex
+	peakUsed         int64
+	live, peakLive   int64 // bytes of slots and entries actually allocated
+	slotsLive        int
+	loads, evictions int
+	slotAllocs       int
 }
 
 func newArena(name string, capacity int64, f *freer, pinned []prover.CircuitID) *arena {

@@ -20,14 +20,14 @@ type timeline struct {
 }
 
 type traceEvent struct {
-	Name  string         `json:"name"`
-	Cat   string         `json:"cat"`
-	Ph    string         `json:"ph"`
-	TS    float64        `json:"ts"` // µs since the pipeline started
-	Dur   float64        `json:"dur,omitempty"`
-	PID   int            `json:"pid"`
-	TID   int            `json:"tid"`
-	Args  map[string]any `json:"args,omitempty"`
+	Name string         `json:"name"`
+	Cat  string         `json:"cat"`
+	Ph   string         `json:"ph"`
+	TS   float64        `json:"ts"` // µs since the pipeline started
+	Dur  float64        `json:"dur,omitempty"`
+	PID  int            `json:"pid"`
+	TID  int            `json:"tid"`
+	Args map[string]any `json:"args,omitempty"`
 }
 
 func newTimeline(capacity int) *timeline {
