@@ -27,11 +27,11 @@ type Column struct {
 // Challenge is everything one challenged node contributes to the circuit (upstream
 // circuit::params::Proof).
 type Challenge struct {
-	Node      uint64 // the challenged node (labeling_proofs[0].node)
-	DataLeaf  fr.Element
-	CommDPath Path // tree D, SHA-256
-	CommRLast Path // tree R (replica node = label_L + data)
-	CommCPath Path // tree C (column hash of the challenged node)
+	Node       uint64 // the challenged node (labeling_proofs[0].node)
+	DataLeaf   fr.Element
+	CommDPath  Path // tree D, SHA-256
+	CommRLast  Path // tree R (replica node = label_L + data)
+	CommCPath  Path // tree C (column hash of the challenged node)
 	DrgParents [6]Column
 	ExpParents [8]Column
 }
