@@ -96,7 +96,10 @@ func (e *VerifyError) Error() string {
 	if e.HasNode {
 		fmt.Fprintf(&b, " (node %d)", e.Node)
 	}
-	fmt.Fprintf(&b, ": %s check failed", e.Check)
+	if !strings.HasSuffix(b.String(), ":") {
+		b.WriteByte(':')
+	}
+	fmt.Fprintf(&b, " %s check failed", e.Check)
 	if e.Where != "" {
 		fmt.Fprintf(&b, " at %s", e.Where)
 	}
