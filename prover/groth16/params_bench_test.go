@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 )
 
 // Benchmark files: ~2^18 G1 points (h) or 2^15 G2 points (b_g2), written into the
@@ -76,5 +78,44 @@ func BenchmarkWriteParamsG1(b *testing.B) {
 		if _, err := p.WriteTo(io.Discard); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// Per-point decoding cost without files, mappings or goroutines.
+func BenchmarkDecodeG1Point(b *testing.B) {
+	rng := rand.New(rand.NewPCG(63, 64))
+	pts := tpG1s(rng, 1024)
+	raw := make([]byte, 0, len(pts)*g1RawSize)
+	for i := range pts {
+		r := pts[i].RawBytes()
+		raw = append(raw, r[:]...)
+	}
+	dst := make([]bls.G1Affine, len(pts))
+	b.SetBytes(g1RawSize)
+	i := 0
+	for b.Loop() {
+		if err := decodeG1Raw(&dst[i], (*[g1RawSize]byte)(raw[i*g1RawSize:]), false); err != nil {
+			b.Fatal(err)
+		}
+		i = (i + 1) % len(pts)
+	}
+}
+
+func BenchmarkDecodeG2Point(b *testing.B) {
+	rng := rand.New(rand.NewPCG(65, 66))
+	pts := tpG2s(rng, 1024)
+	raw := make([]byte, 0, len(pts)*g2RawSize)
+	for i := range pts {
+		r := pts[i].RawBytes()
+		raw = append(raw, r[:]...)
+	}
+	dst := make([]bls.G2Affine, len(pts))
+	b.SetBytes(g2RawSize)
+	i := 0
+	for b.Loop() {
+		if err := decodeG2Raw(&dst[i], (*[g2RawSize]byte)(raw[i*g2RawSize:]), false); err != nil {
+			b.Fatal(err)
+		}
+		i = (i + 1) % len(pts)
 	}
 }

@@ -497,6 +497,7 @@ func decodeChunkPointsInto(job *decodeJob, c decodeChunk, subgroup bool) *Format
 	if job.g2 != nil {
 		size = g2RawSize
 	}
+	prefaultRead(job.src[c.start*size : c.end*size])
 	for i := c.start; i < c.end; i++ {
 		var err error
 		if job.g2 != nil {
