@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/bits"
 	"strings"
+
+	"github.com/snarkpipe/snarkpipe/prover/r1cs"
 )
 
 // ShapeCounts is what a circuit's R1CS says a parameter file must contain (spec
@@ -41,4 +43,24 @@ func (p *Params) CheckShape(s ShapeCounts) error {
 		return fmt.Errorf("%w: %s", ErrShape, strings.Join(bad, "; "))
 	}
 	return nil
+}
+
+// ShapeCountsOf derives the parameter-file shape from a circuit's counts.
+func ShapeCountsOf(c r1cs.Counts) ShapeCounts {
+	return ShapeCounts{
+		Inputs: c.NumInputs, Aux: c.NumAux, DomainSize: c.DomainSize(),
+		AAux: c.AAux, BInput: c.BInput, BAux: c.BAux,
+	}
+}
+
+// ParamsFileSize is the exact size in bytes of the bellperson .params file of this shape
+// (with the dev trailer if dev). Decoded in memory the points take the same room: gnark's
+// affine points are 96 and 192 bytes too.
+func (s ShapeCounts) ParamsFileSize(dev bool) int64 {
+	g1 := int64(s.Inputs) + int64(s.DomainSize-1) + int64(s.Aux) + int64(s.Inputs+s.AAux) + int64(s.BInput+s.BAux)
+	size := vkFixedSize + 6*countSize + g1RawSize*g1 + g2RawSize*int64(s.BInput+s.BAux)
+	if dev {
+		size += int64(devTrailerSize)
+	}
+	return size
 }
