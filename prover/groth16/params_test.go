@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fp"
@@ -226,8 +227,11 @@ func TestOffHeapVectors(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	s := ShapeCounts{Inputs: 2, Aux: 3, DomainSize: 1 << 14, AAux: 1, BInput: 1, BAux: 1}
 	p := tpParams(rng, s, false)
-	enc := tpEncode(t, p)
-	got, err := ParseParams(enc, ReadOptions{Workers: 3})
+	path := filepath.Join(t.TempDir(), "big.params")
+	if err := p.WriteFile(path); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadParams(path, ReadOptions{Workers: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,6 +250,17 @@ func TestOffHeapVectors(t *testing.T) {
 	if mapped != 1 {
 		t.Fatalf("%d off-heap mappings, want 1 (h)", mapped)
 	}
+	// A bad point deep in the mapped file is named, with the file's path.
+	raw, _ := os.ReadFile(path)
+	raw[tpOffset(s, "h", 10000)+95] ^= 1
+	os.WriteFile(path, raw, 0o644)
+	_, err = ReadParams(path, ReadOptions{})
+	var fe *FormatError
+	if !errors.As(err, &fe) || fe.Vector != "h" || fe.Index != 10000 || !errors.Is(err, ErrNotOnCurve) ||
+		!strings.Contains(err.Error(), path) {
+		t.Fatalf("corrupt h[10000]: %v", err)
+	}
+
 	if err := got.Close(); err != nil {
 		t.Fatal(err)
 	}
