@@ -55,11 +55,18 @@ func appendIndex(out []fr.Element, v uint64) []fr.Element {
 // SealPublicInputs derives the challenges of partition k of a seal (from the seed, or from
 // comm_r for synthetic and NI PoRep) and returns that partition's public inputs.
 func SealPublicInputs(info *types.SealProofInfo, replicaID, commD, commR, seed [32]byte, k int) ([]fr.Element, error) {
-	g, err := graph.ForSealProof(info)
+	return ConfigPublicInputs(info.Config(), replicaID, commD, commR, seed, k)
+}
+
+// ConfigPublicInputs is SealPublicInputs for any PoRep configuration (sector size,
+// porep_id, api version and challenge mode), as upstream's tests and seal regression
+// records use them: some pair a porep_id with another api version.
+func ConfigPublicInputs(cfg types.PoRepConfig, replicaID, commD, commR, seed [32]byte, k int) ([]fr.Element, error) {
+	g, err := graph.ForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("porep: %w", err)
 	}
-	challenges, err := graph.PoRepChallenges(info, replicaID, commR, seed, k)
+	challenges, err := graph.ConfigChallenges(cfg, replicaID, commR, seed, k)
 	if err != nil {
 		return nil, fmt.Errorf("porep: %w", err)
 	}
