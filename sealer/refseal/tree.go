@@ -114,22 +114,47 @@ func buildSparseTree(sha bool, shape types.TreeShape, leaves uint64, known map[u
 			return nil, err
 		}
 		t.defaults = append(t.defaults, d)
-		below := t.sparse[h]
-		level := make(map[uint64]vanilla.Domain, len(below))
-		for i := range below {
-			level[i/uint64(a)] = vanilla.Domain{}
-		}
-		for p := range level {
-			for j := range a {
-				buf[j] = t.node(h, p*uint64(a)+uint64(j))
-			}
-			if level[p], err = t.hash(buf[:a]); err != nil {
-				return nil, err
-			}
+		level, err := t.sparseLevel(h, a)
+		if err != nil {
+			return nil, err
 		}
 		t.sparse = append(t.sparse, level)
 	}
 	return t, nil
+}
+
+// sparseLevel hashes the parents (level h+1) of the known nodes of level h, in parallel.
+func (t *tree) sparseLevel(h, a int) (map[uint64]vanilla.Domain, error) {
+	seen := make(map[uint64]struct{}, len(t.sparse[h]))
+	for i := range t.sparse[h] {
+		seen[i/uint64(a)] = struct{}{}
+	}
+	parents := make([]uint64, 0, len(seen))
+	for p := range seen {
+		parents = append(parents, p)
+	}
+	hashes := make([]vanilla.Domain, len(parents))
+	err := parallelRange(len(parents), func(lo, hi int) error {
+		var buf [8]vanilla.Domain
+		for k := lo; k < hi; k++ {
+			for j := range a {
+				buf[j] = t.node(h, parents[k]*uint64(a)+uint64(j))
+			}
+			var err error
+			if hashes[k], err = t.hash(buf[:a]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	level := make(map[uint64]vanilla.Domain, len(parents))
+	for k, p := range parents {
+		level[p] = hashes[k]
+	}
+	return level, nil
 }
 
 func (t *tree) node(h int, i uint64) vanilla.Domain {
