@@ -76,7 +76,8 @@ type ReadOptions struct {
 }
 
 // ReadParams reads a bellperson .params file. The file is mapped read-only and decoded in
-// parallel straight into the destination vectors, so no second copy of it is made.
+// parallel straight into the destination vectors, so no second copy of it is made. The
+// file must not be truncated while it is read (a mapped page past the new end would fault).
 func ReadParams(path string, opts ReadOptions) (*Params, error) {
 	data, release, err := mapFileReadOnly(path)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fp"
 )
 
@@ -281,5 +282,26 @@ func TestWriteRefusesIdentity(t *testing.T) {
 	var fe *FormatError
 	if !errors.As(err, &fe) || fe.Vector != "a" || fe.Index != 4 || !errors.Is(err, ErrIdentity) {
 		t.Fatalf("writing an identity point: %v", err)
+	}
+}
+
+// gnark-crypto's own Decoder reads a bellperson file as six bare points then six
+// u32-prefixed vectors (spec groth16-gpu.md §1.6): an independent check of our layout.
+func TestLayoutAgreesWithGnarkDecoder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	p := tpParams(rng, tpShape, false)
+	enc := tpEncode(t, p)
+	dec := bls.NewDecoder(bytes.NewReader(enc))
+	var vk VerifyingKey
+	var q Params
+	for _, v := range []any{&vk.AlphaG1, &vk.BetaG1, &vk.BetaG2, &vk.GammaG2, &vk.DeltaG1, &vk.DeltaG2,
+		&vk.IC, &q.H, &q.L, &q.A, &q.BG1, &q.BG2} {
+		if err := dec.Decode(v); err != nil {
+			t.Fatalf("gnark Decoder: %v", err)
+		}
+	}
+	q.VK = vk
+	if dec.BytesRead() != int64(len(enc)) || !q.Equal(p) {
+		t.Fatalf("gnark Decoder read %d of %d bytes, equal=%v", dec.BytesRead(), len(enc), q.Equal(p))
 	}
 }
