@@ -67,7 +67,6 @@ var writeSeeds = flag.Bool("write-seeds", false, "rewrite the fuzz seed corpus i
 // TestWriteFuzzSeeds writes small, well-formed seeds for each fuzz target (run with
 // -write-seeds). Without the flag it checks that the seed folders exist.
 func TestWriteFuzzSeeds(t *testing.T) {
-	c1 := EncodeC1(syntheticC1(seal(t, abi.RegisteredSealProof_StackedDrg2KiBV1_1), 1))
 	wrapper, err := EncodeCommit2In(&Commit2In{SectorNum: 1, Phase1Out: []byte(`{"registered_proof":"StackedDrg2KiBV1"}`), SectorSize: 2048})
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +81,7 @@ func TestWriteFuzzSeeds(t *testing.T) {
 	sp.ReplicaColumnProofs.CX.InclusionProof = sp.CommRLastProof
 	small.VanillaProofs[0] = small.VanillaProofs[0][:1]
 	seeds := map[string][][]byte{
-		"FuzzDecodeC1":        {c1, []byte(serdeSingleProof), []byte(`{}`), EncodeC1(small)},
+		"FuzzDecodeC1":        {EncodeC1(small), []byte(serdeSingleProof), []byte(`{}`)},
 		"FuzzDecodePoSt":      {EncodePoStSectorProof(syntheticPoSt(post(t, abi.RegisteredPoStProof_StackedDrgWindow2KiBV1), 1)), make([]byte, 48)},
 		"FuzzDecodeCommit2In": {wrapper, []byte(`{"SectorNum":1}`)},
 	}
