@@ -146,8 +146,9 @@ type SealProofInfo struct {
 	// ProofLen is the byte length of the on-chain proof (partitions×192, or the SnarkPack
 	// aggregate size for NI).
 	ProofLen int
-	// Provable says whether snarkpipe produces this proof type. NI-PoRep needs a SnarkPack
-	// aggregate of the partition proofs, which snarkpipe does not implement.
+	// Provable says whether snarkpipe accepts this proof type for proving. It is false for
+	// NI-PoRep, whose on-chain proof is a SnarkPack aggregate of the partition proofs, which
+	// snarkpipe does not implement. (The circuits themselves come from sealer/porep.)
 	Provable bool
 }
 

@@ -129,3 +129,21 @@ func TestPoStChallenges(t *testing.T) {
 		}
 	}
 }
+
+func TestPoStPartitionChallenges(t *testing.T) {
+	info, _ := types.PoStProof(abi.RegisteredPoStProof_StackedDrgWindow2KiBV1)
+	var rnd [32]byte
+	rnd[0] = 5
+	got, err := PoStPartitionChallenges(info, rnd, []uint64{7, 9}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Window 2 KiB: 2 sectors per partition, so sector 9 is sector index 3·2 + 1 = 7 and its
+	// V1 challenge n has index 7·10 + n.
+	if got[1][4] != PoStLeafChallenge(info.SectorSize, rnd, 9, 74) {
+		t.Errorf("sector index not partition·2 + position")
+	}
+	if _, err := PoStPartitionChallenges(info, rnd, []uint64{1, 2, 3}, 0); err == nil {
+		t.Error("3 sectors in a 2-sector partition accepted")
+	}
+}

@@ -55,3 +55,21 @@ func WinningSectorChallenge(proverID, randomness [32]byte, n int, setLen uint64)
 	d := h.Sum(nil)
 	return binary.LittleEndian.Uint64(d[:8]) % setLen
 }
+
+// PoStPartitionChallenges returns the leaf challenges of every sector of one partition, in
+// order: sector i of partition k sits at sector index k·SectorsPerPartition + i. sectorIDs are
+// the partition's sectors (at most SectorsPerPartition of them).
+func PoStPartitionChallenges(info *types.PoStProofInfo, randomness [32]byte, sectorIDs []uint64, partition int) ([][]uint64, error) {
+	if len(sectorIDs) > info.SectorsPerPartition || partition < 0 {
+		return nil, fmt.Errorf("graph: %d sectors in partition %d, at most %d", len(sectorIDs), partition, info.SectorsPerPartition)
+	}
+	out := make([][]uint64, len(sectorIDs))
+	for i, id := range sectorIDs {
+		c, err := PoStSectorChallenges(info, randomness, id, partition*info.SectorsPerPartition+i)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = c
+	}
+	return out, nil
+}
