@@ -53,34 +53,47 @@ func (c *Circuit) Synthesize(cs r1cs.ConstraintSystem) error {
 	if err := c.check(); err != nil {
 		return err
 	}
-	replicaID := gadget.AllocNum(cs, c.ReplicaID)
-	replicaID.Inputize(cs)
-	replicaIDBits := gadget.ReverseBitNumbering(replicaID.ToBitsLE(cs))
-	commD := gadget.AllocNum(cs, c.CommD)
-	commD.Inputize(cs)
-	commR := gadget.AllocNum(cs, c.CommR)
-	commR.Inputize(cs)
-	commRLast := gadget.AllocNum(cs, c.CommRLast)
-	commC := gadget.AllocNum(cs, c.CommC)
-	h, err := gadget.PoseidonHashCircuit(cs, poseidon2, []gadget.AllocatedNum{commC, commRLast})
+	h, err := c.synthesizeHeader(cs)
 	if err != nil {
 		return err
 	}
-	gadget.Equal(cs, commR, h)
-	roots := roots{commD: commD, commC: commC, commRLast: commRLast}
 	for i := range c.Challenges {
-		if err := c.synthesizeChallenge(cs, &c.Challenges[i], roots, replicaIDBits); err != nil {
+		if err := c.synthesizeChallenge(cs, &c.Challenges[i], h); err != nil {
 			return fmt.Errorf("porep: challenge %d: %w", i, err)
 		}
 	}
 	return nil
 }
 
-// roots are the allocated tree roots every challenge's inclusions end in.
-type roots struct{ commD, commC, commRLast gadget.AllocatedNum }
+// header is what the challenges share: the allocated roots and replica_id's bits.
+type header struct {
+	commD, commC, commRLast gadget.AllocatedNum
+	replicaIDBits           []gadget.Boolean
+}
+
+// synthesizeHeader allocates and inputizes replica_id (and decomposes it), comm_d and
+// comm_r, allocates comm_r_last and comm_c and enforces comm_r = Poseidon2(comm_c,
+// comm_r_last): 571 rows, 571 aux, 3 inputs.
+func (c *Circuit) synthesizeHeader(cs r1cs.ConstraintSystem) (header, error) {
+	replicaID := gadget.AllocNum(cs, c.ReplicaID)
+	replicaID.Inputize(cs)
+	h := header{replicaIDBits: gadget.ReverseBitNumbering(replicaID.ToBitsLE(cs))}
+	h.commD = gadget.AllocNum(cs, c.CommD)
+	h.commD.Inputize(cs)
+	commR := gadget.AllocNum(cs, c.CommR)
+	commR.Inputize(cs)
+	h.commRLast = gadget.AllocNum(cs, c.CommRLast)
+	h.commC = gadget.AllocNum(cs, c.CommC)
+	hash, err := gadget.PoseidonHashCircuit(cs, poseidon2, []gadget.AllocatedNum{h.commC, h.commRLast})
+	if err != nil {
+		return header{}, err
+	}
+	gadget.Equal(cs, commR, hash)
+	return h, nil
+}
 
 // synthesizeChallenge is upstream circuit::params::Proof::synthesize.
-func (c *Circuit) synthesizeChallenge(cs r1cs.ConstraintSystem, ch *Challenge, rt roots, replicaIDBits []gadget.Boolean) error {
+func (c *Circuit) synthesizeChallenge(cs r1cs.ConstraintSystem, ch *Challenge, rt header) error {
 	dataLeaf := gadget.AllocNum(cs, ch.DataLeaf)
 	if err := inclusion(cs, treeDShape(), ch.CommDPath, dataLeaf, rt.commD); err != nil {
 		return fmt.Errorf("comm_d inclusion: %w", err)
@@ -97,7 +110,7 @@ func (c *Circuit) synthesizeChallenge(cs r1cs.ConstraintSystem, ch *Challenge, r
 	node.PackIntoInput(cs)
 	labels := make([]gadget.AllocatedNum, c.Layers)
 	for layer := 1; layer <= c.Layers; layer++ {
-		if labels[layer-1], err = labelCircuit(cs, replicaIDBits, drg, exp, layer, node); err != nil {
+		if labels[layer-1], err = labelCircuit(cs, rt.replicaIDBits, drg, exp, layer, node); err != nil {
 			return fmt.Errorf("label of layer %d: %w", layer, err)
 		}
 	}
