@@ -305,3 +305,31 @@ func TestLayoutAgreesWithGnarkDecoder(t *testing.T) {
 		t.Fatalf("gnark Decoder read %d of %d bytes, equal=%v", dec.BytesRead(), len(enc), q.Equal(p))
 	}
 }
+
+// Vectors spanning several parallel encoding rounds are written in order, and an
+// identity point deep inside one is reported at its own index and offset.
+func TestWriteManyChunks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 20))
+	s := ShapeCounts{Inputs: 1, Aux: 1, DomainSize: 1 << 15, AAux: 0, BInput: 1, BAux: encodeChunkPoints + 4}
+	p := tpParams(rng, s, true)
+	enc := tpEncode(t, p)
+	got, err := ParseParams(enc, ReadOptions{AllowDev: true})
+	if err != nil || !got.Equal(p) {
+		t.Fatalf("multi-round params did not read back: %v", err)
+	}
+	got.Close()
+
+	p.H[20000] = bls.G1Affine{}
+	var buf bytes.Buffer
+	_, err = p.WriteTo(&buf)
+	var fe *FormatError
+	if !errors.As(err, &fe) || fe.Vector != "h" || fe.Index != 20000 || fe.Offset != int64(tpOffset(s, "h", 20000)) {
+		t.Fatalf("identity h[20000]: %v", err)
+	}
+	p.H[20000] = p.H[0]
+	p.BG2[len(p.BG2)-1] = bls.G2Affine{}
+	_, err = p.WriteTo(&buf)
+	if !errors.As(err, &fe) || fe.Vector != "b_g2" || fe.Index != len(p.BG2)-1 {
+		t.Fatalf("identity at the end of b_g2: %v", err)
+	}
+}

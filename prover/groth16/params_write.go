@@ -12,6 +12,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
+	"sync"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 )
@@ -206,15 +208,78 @@ func (pw *pointWriter) count(name string, n int) {
 
 func (pw *pointWriter) g1s(name string, ps []bls.G1Affine) {
 	pw.count(name, len(ps))
-	for i := range ps {
-		pw.g1At(name, i, &ps[i])
-	}
+	pw.vector(name, len(ps), g1RawSize, func(i int, dst []byte) bool {
+		if ps[i].IsInfinity() {
+			return false
+		}
+		raw := ps[i].RawBytes()
+		copy(dst, raw[:])
+		return true
+	})
 }
 
 func (pw *pointWriter) g2s(name string, ps []bls.G2Affine) {
 	pw.count(name, len(ps))
-	for i := range ps {
-		pw.g2At(name, i, &ps[i])
+	pw.vector(name, len(ps), g2RawSize, func(i int, dst []byte) bool {
+		if ps[i].IsInfinity() {
+			return false
+		}
+		raw := ps[i].RawBytes()
+		copy(dst, raw[:])
+		return true
+	})
+}
+
+// encodeChunkPoints is the number of points one goroutine encodes per round.
+const encodeChunkPoints = 8192
+
+// vector encodes n points of size bytes each, in rounds of up to NumCPU chunks encoded in
+// parallel and then written in order (Montgomery → canonical conversion dominates, and a
+// dev file at production shape has half a billion points). put encodes point i into dst
+// and reports false for the point at infinity, which stops the write with an error whose
+// offset is that point's.
+func (pw *pointWriter) vector(name string, n, size int, put func(i int, dst []byte) bool) {
+	chunks := (n + encodeChunkPoints - 1) / encodeChunkPoints
+	workers := min(runtime.NumCPU(), chunks)
+	bufs := make([][]byte, workers)
+	bad := make([]int, workers)
+	for w := range bufs {
+		bufs[w] = make([]byte, min(n, encodeChunkPoints)*size)
+	}
+	span := func(first, w int) (int, int) {
+		start := first + w*encodeChunkPoints
+		return start, min(start+encodeChunkPoints, n)
+	}
+	for first := 0; first < n && pw.err == nil; first += workers * encodeChunkPoints {
+		var wg sync.WaitGroup
+		for w := range workers {
+			start, end := span(first, w)
+			bad[w] = -1
+			if start >= n {
+				break
+			}
+			wg.Go(func() {
+				for i := start; i < end; i++ {
+					if !put(i, bufs[w][(i-start)*size:]) {
+						bad[w] = i
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		for w := range workers {
+			start, end := span(first, w)
+			if start >= n {
+				break
+			}
+			if bad[w] >= 0 {
+				pw.write(bufs[w][:(bad[w]-start)*size])
+				pw.identity(name, bad[w])
+				return
+			}
+			pw.write(bufs[w][:(end-start)*size])
+		}
 	}
 }
 
