@@ -27,6 +27,8 @@ func run(ctx context.Context, args []string) error {
 		Usage: "Groth16 proving service for Filecoin (PoRep C2, Window and Winning PoSt)",
 		Commands: []*cli.Command{
 			demoCmd,
+			sealCmd,
+			synthCmd,
 		},
 	}
 	return app.RunContext(ctx, args)
