@@ -28,3 +28,24 @@ demo:
 # CUDA runtime linked statically. Go loads it at run time (cuda/cuda.go, no cgo).
 cuda:
 	sh cuda/build.sh
+
+# rpc/cuzk/cuzkpb from rpc/cuzk/proto (the Curio/cuzk gRPC protocol). The generator versions
+# are pinned and checked so that regenerating changes nothing unless the .proto does:
+# protoc from Debian bookworm's protobuf-compiler; the plugins match the
+# google.golang.org/protobuf module in go.mod and the gRPC code generator.
+PROTOC_VERSION := 3.21.12
+PROTOC_GEN_GO_VERSION := v1.36.12
+PROTOC_GEN_GO_GRPC_VERSION := v1.6.2
+PROTO_TOOLS := $(CURDIR)/bin/proto-tools
+
+.PHONY: proto
+proto:
+	@v=$$(protoc --version); [ "$$v" = "libprotoc $(PROTOC_VERSION)" ] || { echo "need protoc $(PROTOC_VERSION), have: $$v"; exit 1; }
+	GOBIN=$(PROTO_TOOLS) $(GO) install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)
+	GOBIN=$(PROTO_TOOLS) $(GO) install google.golang.org/grpc/cmd/protoc-gen-go-grpc@$(PROTOC_GEN_GO_GRPC_VERSION)
+	@v=$$($(PROTO_TOOLS)/protoc-gen-go --version); [ "$$v" = "protoc-gen-go $(PROTOC_GEN_GO_VERSION)" ] || { echo "unexpected $$v"; exit 1; }
+	@v=$$($(PROTO_TOOLS)/protoc-gen-go-grpc --version); [ "$$v" = "protoc-gen-go-grpc $(PROTOC_GEN_GO_GRPC_VERSION:v%=%)" ] || { echo "unexpected $$v"; exit 1; }
+	PATH=$(PROTO_TOOLS):$$PATH protoc -I rpc/cuzk/proto \
+		--go_out=. --go_opt=module=github.com/snarkpipe/snarkpipe \
+		--go-grpc_out=. --go-grpc_opt=module=github.com/snarkpipe/snarkpipe \
+		rpc/cuzk/proto/cuzk/v1/proving.proto
