@@ -1,6 +1,10 @@
 package vanilla
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/snarkpipe/snarkpipe/types"
+)
 
 // ProofKind is the variant of upstream's Merkle ProofData enum.
 type ProofKind uint8
@@ -160,4 +164,21 @@ func appendInclusionPath(b []byte, path []PathElement) []byte {
 		b = append(b, '}')
 	}
 	return append(b, "]}"...)
+}
+
+// LeafIndex reconstructs the index of the proven leaf from the path positions: each level's
+// index is one digit, least significant first, in that level's arity (base, then sub, then
+// top). Call it on a proof whose shape has been checked.
+func (p *MerkleProof) LeafIndex(shape types.TreeShape) uint64 {
+	var idx, scale uint64 = 0, 1
+	for _, lv := range []struct {
+		path  []PathElement
+		arity int
+	}{{p.Base, shape.Base}, {p.Sub, shape.Sub}, {p.Top, shape.Top}} {
+		for _, e := range lv.path {
+			idx += e.Index * scale
+			scale *= uint64(lv.arity)
+		}
+	}
+	return idx
 }
