@@ -60,7 +60,7 @@ func (s *Service) SealCommit2(ctx context.Context, req *SealCommit2Request) (*Se
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.await(ctx, id)
+	res, err := s.Await(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +86,7 @@ func (s *Service) GenerateWindowPoSt(ctx context.Context, req *PoStRequest) (*Po
 }
 
 func (s *Service) awaitPoSt(ctx context.Context, id JobID) (*PoStResponse, error) {
-	res, err := s.await(ctx, id)
+	res, err := s.Await(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -97,71 +97,6 @@ func (s *Service) awaitPoSt(ctx context.Context, id JobID) (*PoStResponse, error
 	out.Job = res.Info
 	return &out, nil
 }
-
-// await waits for a job and turns its failure into the job's error.
-func (s *Service) await(ctx context.Context, id JobID) (*JobResult, error) {
-	return s.Await(ctx, id)
-}
-
-// SubmitSealCommit2 validates a C1 output (decode, native verification) and queues its
-// proof; it returns when the job is admitted. Bad input fails here, before any proving.
-func (s *Service) SubmitSealCommit2(ctx context.Context, req *SealCommit2Request) (JobID, error) {
-	return "", unsupported("", "not wired yet")
-}
-
-// SubmitWinningPoSt validates Winning PoSt vanilla proofs and queues the proof.
-func (s *Service) SubmitWinningPoSt(ctx context.Context, req *PoStRequest) (JobID, error) {
-	return "", unsupported("", "not wired yet")
-}
-
-// SubmitWindowPoSt validates one Window PoSt partition's vanilla proofs and queues the proof.
-func (s *Service) SubmitWindowPoSt(ctx context.Context, req *PoStRequest) (JobID, error) {
-	return "", unsupported("", "not wired yet")
-}
-
-// Await waits for a job and returns its result; a failed job returns its error (an *Error),
-// a job still running when ctx ends returns ctx's error and keeps running.
-func (s *Service) Await(ctx context.Context, id JobID) (*JobResult, error) {
-	return nil, newError(CodeNotFound, "", nil, "job %q", id)
-}
-
-// Job returns a job's current info.
-func (s *Service) Job(ctx context.Context, id JobID) (*JobInfo, error) {
-	return nil, newError(CodeNotFound, "", nil, "job %q", id)
-}
-
-// Cancel stops a job: queued partitions are dropped, running ones finish and are discarded.
-// Cancelling a finished job is not an error.
-func (s *Service) Cancel(ctx context.Context, id JobID) error {
-	return newError(CodeNotFound, "", nil, "job %q", id)
-}
-
-// Preload makes a proof type's parameters resident without proving.
-func (s *Service) Preload(ctx context.Context, ref ProofTypeRef) (*PreloadResult, error) {
-	return nil, unsupported("", "not wired yet")
-}
-
-// Evict drops a proof type's parameters from memory; it reports whether they were resident.
-func (s *Service) Evict(ctx context.Context, ref ProofTypeRef) (bool, error) {
-	return false, unsupported("", "not wired yet")
-}
-
-// Status describes the service: backend, servable proof types, queues, resident
-// parameters with provenance and recent jobs with stage timings.
-func (s *Service) Status(ctx context.Context) (*Status, error) {
-	return &Status{Backend: s.deps.Backend, Devices: s.deps.Devices, DevParams: s.deps.DevParams}, nil
-}
-
-// Close stops admitting jobs and waits for the jobs in flight until ctx ends; jobs still
-// running then are cancelled. It returns ctx's error if it had to cancel.
-func (s *Service) Close(ctx context.Context) error {
-	return nil
-}
-
-// jobTable is filled in with the job registry.
-type jobTable struct{}
-
-func newJobTable(Config) *jobTable { return &jobTable{} }
 
 func parsePriority(s string) (pipeline.Priority, error) {
 	for p := pipeline.Low; p <= pipeline.Critical; p++ {
