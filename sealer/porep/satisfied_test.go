@@ -13,7 +13,7 @@ import (
 // TestSealed2KiBSatisfied seals a 2 KiB sector for every seal proof version (V1, V1_1,
 // synthetic, NI), builds the partition circuits from the C1 output and checks that every
 // row holds and that the circuit inputizes exactly SealPublicInputs (the challenges and
-// parents derived from Filecoin data). Under -short only partition 0 of NI is checked.
+// parents derived from Filecoin data). Under -short: V1_1 and synthetic, partition 0.
 func TestSealed2KiBSatisfied(t *testing.T) {
 	for _, id := range []types.RegisteredSealProof{0, 5, 10, 15} {
 		info, err := types.SealProof(id)
@@ -21,6 +21,9 @@ func TestSealed2KiBSatisfied(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Run(info.RustName, func(t *testing.T) {
+			if testing.Short() && id != 5 && id != 10 {
+				t.Skip("-short: V1 and NI are covered by TestRefseal2KiBSatisfied")
+			}
 			s := sealTestSector(t, info, rand.New(rand.NewPCG(uint64(id), 1)))
 			c1 := s.c1(t)
 			parts := len(c1.VanillaProofs)
