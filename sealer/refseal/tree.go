@@ -102,18 +102,11 @@ func buildSparseTree(sha bool, shape types.TreeShape, leaves uint64, known map[u
 	if err != nil {
 		return nil, err
 	}
-	t.defaults = []vanilla.Domain{defaultLeaf}
+	if t.defaults, err = t.defaultNodes(defaultLeaf); err != nil {
+		return nil, err
+	}
 	t.sparse = []map[uint64]vanilla.Domain{known}
-	var buf [8]vanilla.Domain
 	for h, a := range t.arities {
-		for j := range a {
-			buf[j] = t.defaults[h]
-		}
-		d, err := t.hash(buf[:a])
-		if err != nil {
-			return nil, err
-		}
-		t.defaults = append(t.defaults, d)
 		level, err := t.sparseLevel(h, a)
 		if err != nil {
 			return nil, err
@@ -121,6 +114,39 @@ func buildSparseTree(sha bool, shape types.TreeShape, leaves uint64, known map[u
 		t.sparse = append(t.sparse, level)
 	}
 	return t, nil
+}
+
+// defaultsKey identifies the default nodes of a sparse tree.
+type defaultsKey struct {
+	sha     bool
+	arities string
+	leaf    vanilla.Domain
+}
+
+// defaultsCache holds default nodes per tree kind: a Window PoSt partition builds thousands
+// of sparse trees of one shape.
+var defaultsCache sync.Map // defaultsKey → []vanilla.Domain
+
+// defaultNodes returns, per level, the root of a subtree whose leaves all hold leaf.
+func (t *tree) defaultNodes(leaf vanilla.Domain) ([]vanilla.Domain, error) {
+	key := defaultsKey{sha: t.sha, arities: fmt.Sprint(t.arities), leaf: leaf}
+	if v, ok := defaultsCache.Load(key); ok {
+		return v.([]vanilla.Domain), nil
+	}
+	out := []vanilla.Domain{leaf}
+	var buf [8]vanilla.Domain
+	for h, a := range t.arities {
+		for j := range a {
+			buf[j] = out[h]
+		}
+		d, err := t.hash(buf[:a])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	defaultsCache.Store(key, out)
+	return out, nil
 }
 
 // sparseLevel hashes the parents (level h+1) of the known nodes of level h, in parallel.
