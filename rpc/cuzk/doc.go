@@ -1,0 +1,19 @@
+// Package cuzk serves the gRPC protocol Curio uses to hand its SNARKs to a proving daemon
+// (service cuzk.v1.ProvingEngine, Curio's [Cuzk] Address setting), on top of the sealer
+// Service. A storage provider points Curio at snarkpipe and changes nothing else.
+//
+// Payload conventions follow Curio (lib/ffi/cuzk_funcs.go) and the cuzk daemon: PoRep
+// requests carry the lotus-bench Commit2In JSON wrapper around the C1 output, PoSt
+// requests one bincode vanilla proof per sector and a 32-byte seed, request_id is the
+// caller's idempotency key and doubles as the job id. Curio calls Prove and uses
+// GetStatus (Σ pending + in_progress) for back-pressure.
+//
+// Errors found before a job is admitted (malformed wrapper, unknown proof type, invalid
+// vanilla proof, unsupported kind such as SnapDeals) are gRPC status errors with a code
+// from the service's error code; a job that fails after admission answers FAILED with
+// its error message, as cuzk does.
+//
+// Curio's client sends no credentials, so the listener is the access control
+// (config.go, listen.go): an owner-only unix socket by default, loopback TCP, or a TCP
+// address with an explicit allowlist of peers.
+package cuzk
