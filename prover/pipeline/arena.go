@@ -163,9 +163,10 @@ func before(x, y request) bool {
 
 // checkFits refuses a request larger than the budget left by other pinned entries.
 func (a *arena) checkFits(req request) error {
-	need := req.ws
-	if e := a.entries[req.id]; e == nil {
-		need += req.entryBytes
+	// The circuit itself must be resident beside the working set, whether it is now or not.
+	need := req.ws + req.entryBytes
+	if e := a.entries[req.id]; e != nil {
+		need = req.ws + e.bytes
 	}
 	avail := a.capacity
 	for id, e := range a.entries {

@@ -15,8 +15,8 @@ import (
 // blocking is a chain circuit whose witness synthesis waits on gate (the probe and the
 // recording, which see a nil gate, do not). Its id is its own, so nothing else shares it.
 type blocking struct {
-	inner prover.Circuit
-	gate  chan struct{}
+	inner   prover.Circuit
+	gate    chan struct{}
 	entered chan struct{}
 }
 
