@@ -29,6 +29,9 @@ func run(ctx context.Context, args []string) error {
 			demoCmd,
 			sealCmd,
 			synthCmd,
+			circuitinfoCmd,
+			proveCmd,
+			verifyCmd,
 		},
 	}
 	return app.RunContext(ctx, args)

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/snarkpipe/snarkpipe/prover/srs/srstest"
+)
+
+// The 2 KiB PoSt vanilla proofs of the real Venus genesis sectors, made by the
+// sealer/post tests (-write-fixtures) with this randomness (bytes 3i+1; the CLI clears
+// the top two bits, as the tests did).
+var (
+	postFixtures   = filepath.Join("..", "..", "sealer", "post", "testdata")
+	postRandomness = func() string {
+		b := make([]byte, 32)
+		for i := range b {
+			b[i] = byte(3*i + 1)
+		}
+		return hex.EncodeToString(b)
+	}()
+)
+
+func postArgs(cmd, kind, proofID, randomness string, sectors int, extra ...string) []string {
+	args := []string{"snarkpipe", cmd, kind, "--post-proof", proofID, "--randomness", randomness}
+	for i := range sectors {
+		args = append(args, "--vanilla", filepath.Join(postFixtures, "venus-2KiB-post"+proofID+"-sector"+string(rune('0'+i))+".vproof"))
+	}
+	return append(args, extra...)
+}
+
+// proveVerifyPoSt proves a 2 KiB PoSt with dev parameters, verifies it, and checks that
+// verification fails for other public inputs (other randomness, another sector) and for
+// a corrupted proof.
+func proveVerifyPoSt(t *testing.T, kind, proofID string, sectors int) {
+	cache := srstest.Cache(t).Dir
+	dir := t.TempDir()
+	proof := filepath.Join(dir, kind+".proof")
+	ctx := context.Background()
+	if err := run(ctx, postArgs("prove", kind, proofID, postRandomness, sectors, "--cache", cache, "--out", proof)); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(ctx, postArgs("verify", kind, proofID, postRandomness, sectors, "--cache", cache, "--proof", proof)); err != nil {
+		t.Fatalf("proof does not verify: %v", err)
+	}
+	other := "ff" + postRandomness[2:]
+	if err := run(ctx, postArgs("verify", kind, proofID, other, sectors, "--cache", cache, "--proof", proof)); err == nil {
+		t.Error("proof verifies under other randomness")
+	}
+	if sectors == 2 {
+		// Sector order is part of the statement: swapping the sectors changes the inputs.
+		args := postArgs("verify", kind, proofID, postRandomness, 0, "--cache", cache, "--proof", proof)
+		for _, i := range []string{"1", "0"} {
+			args = append(args, "--vanilla", filepath.Join(postFixtures, "venus-2KiB-post"+proofID+"-sector"+i+".vproof"))
+		}
+		if err := run(ctx, args); err == nil {
+			t.Error("proof verifies with the sectors swapped")
+		}
+	}
+	b, err := os.ReadFile(proof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[100] ^= 1
+	if err := os.WriteFile(proof, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(ctx, postArgs("verify", kind, proofID, postRandomness, sectors, "--cache", cache, "--proof", proof)); err == nil {
+		t.Error("corrupted proof verifies")
+	}
+}
+
+// TestProveVerifyWindow2KiB: Window PoSt V1 over both Venus sectors (2^15 domain; dev
+// parameters are made once per machine in the shared test cache).
+func TestProveVerifyWindow2KiB(t *testing.T) { proveVerifyPoSt(t, "window", "5", 2) }
+
+// TestProveVerifyWinning2KiB: Winning PoSt (90,750 rows, 2^17 domain): not under -short.
+func TestProveVerifyWinning2KiB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("Winning 2 KiB prove (2^17 domain, dev setup on first run): not under -short")
+	}
+	proveVerifyPoSt(t, "winning", "0", 1)
+}
+
+// TestProveVerifyC2 2KiB seals a 2 KiB sector with the reference sealer (`seal`), proves
+// its C1 output and verifies the proof; a C1 output with another seed (other challenges)
+// must not verify it. 2.7 M rows, 2^22 domain: not under -short.
+func TestProveVerifyC22KiB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("2 KiB C2 prove (2.7 M rows, 2^22 domain; dev setup takes minutes on first run): not under -short")
+	}
+	cache := srstest.Cache(t).Dir
+	dir := t.TempDir()
+	ctx := context.Background()
+	if err := run(ctx, []string{"snarkpipe", "seal", "--size", "2KiB", "--out", dir, "--seed", "5"}); err != nil {
+		t.Fatal(err)
+	}
+	c1 := filepath.Join(dir, "c1.json")
+	proof := filepath.Join(dir, "c2.proof")
+	if err := run(ctx, []string{"snarkpipe", "prove", "c2", "--c1", c1, "--cache", cache, "--out", proof, "--vk-out", filepath.Join(dir, "c2.vk")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(ctx, []string{"snarkpipe", "verify", "c2", "--c1", c1, "--vk", filepath.Join(dir, "c2.vk"), "--proof", proof}); err != nil {
+		t.Fatalf("proof does not verify: %v", err)
+	}
+	raw, err := os.ReadFile(c1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another seed: the challenges, hence the public inputs, change.
+	i := bytes.Index(raw, []byte(`"seed":[`)) + len(`"seed":[`)
+	j := i + bytes.IndexByte(raw[i:], ',')
+	alt := append(append(append([]byte{}, raw[:i]...), []byte("7")...), raw[j:]...)
+	if string(raw[i:j]) == "7" {
+		alt = append(append(append([]byte{}, raw[:i]...), []byte("8")...), raw[j:]...)
+	}
+	altPath := filepath.Join(dir, "c1-other-seed.json")
+	if err := os.WriteFile(altPath, alt, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = run(ctx, []string{"snarkpipe", "verify", "c2", "--c1", altPath, "--vk", filepath.Join(dir, "c2.vk"), "--proof", proof})
+	if err == nil || !strings.Contains(err.Error(), "invalid proof") {
+		t.Fatalf("proof verified (or failed oddly) under another seed: %v", err)
+	}
+}
+
+// TestCircuitinfo counts small circuits and checks the spec §7.6/§8.3 values appear.
+func TestCircuitinfo(t *testing.T) {
+	var out bytes.Buffer
+	if err := runCircuitinfo(&out, []string{"StackedDrgWindow2KiBV1", "winning-2k"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"wpost-2k", "21866", "winning-2k", "90750", "133"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if err := runCircuitinfo(&out, []string{"no-such-circuit"}); err == nil {
+		t.Error("unknown circuit accepted")
+	}
+}
+
+// TestProveRejectsBadInput: a missing file, a wrong kind and bad randomness are errors.
+func TestProveRejectsBadInput(t *testing.T) {
+	ctx := context.Background()
+	for _, args := range [][]string{
+		{"snarkpipe", "prove", "c2", "--c1", filepath.Join(t.TempDir(), "missing.json"), "--out", "x"},
+		postArgs("prove", "winning", "5", postRandomness, 1, "--out", "x"),
+		postArgs("prove", "window", "5", "abcd", 1, "--out", "x"),
+	} {
+		if err := run(ctx, args); err == nil {
+			t.Errorf("%v accepted", args[1:4])
+		}
+	}
+}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/snarkpipe/snarkpipe/prover/groth16"
+	"github.com/snarkpipe/snarkpipe/prover/r1cs"
+	"github.com/snarkpipe/snarkpipe/prover/srs"
+)
+
+// keyFlags say where a command finds its Groth16 keys: an official (or any bellperson)
+// .params file, a .vk file (verify only), or dev parameters kept in a cache directory and
+// generated on first use. Dev parameters are for tests and demos: whoever generated them
+// knows the toxic waste.
+type keyFlags struct {
+	params, vk, cache string
+}
+
+func (k keyFlags) cacheDir() (string, error) {
+	if k.cache != "" {
+		return k.cache, nil
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(base, "snarkpipe"), nil
+}
+
+// recordShape synthesizes the statement's blank circuit into a recorder.
+func recordShape(st *statement) (*r1cs.Shape, error) {
+	rec := r1cs.NewRecorder(r1cs.Capacity{})
+	if err := st.blank.Synthesize(rec); err != nil {
+		return nil, fmt.Errorf("recording %s: %w", st.blank.ID(), err)
+	}
+	return rec.Finish(), nil
+}
+
+// loadParams records the circuit's shape and returns it with its parameters, checked
+// against that shape. The caller closes the params.
+func loadParams(w io.Writer, st *statement, k keyFlags) (*r1cs.Shape, *groth16.Params, error) {
+	t := time.Now()
+	shape, err := recordShape(st)
+	if err != nil {
+		return nil, nil, err
+	}
+	fmt.Fprintf(w, "  record      %8.3fs  %s: rows %d, inputs %d, aux %d\n",
+		time.Since(t).Seconds(), st.blank.ID(), shape.NumConstraints, shape.NumInputs, shape.NumAux)
+	t = time.Now()
+	path, dev := k.params, false
+	if path == "" {
+		dir, err := k.cacheDir()
+		if err != nil {
+			return nil, nil, err
+		}
+		dev = true
+		path, err = srs.DirCache{Dir: dir}.GetOrBuild(srs.DevParamsName(shape), func(tmp string) error {
+			p, err := groth16.DevSetup(shape, nil)
+			if err != nil {
+				return err
+			}
+			return p.WriteFile(tmp)
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	params, err := groth16.ReadParams(path, groth16.ReadOptions{AllowDev: dev})
+	if err != nil {
+		return nil, nil, err
+	}
+	fmt.Fprintf(w, "  params      %8.3fs  %s\n", time.Since(t).Seconds(), path)
+	return shape, params, nil
+}
+
+// loadVK returns the verifying key: from --vk, else from the parameters.
+func loadVK(w io.Writer, st *statement, k keyFlags) (*groth16.VerifyingKey, error) {
+	if k.vk != "" {
+		return groth16.ReadVerifyingKeyFile(k.vk)
+	}
+	_, params, err := loadParams(w, st, k)
+	if err != nil {
+		return nil, err
+	}
+	defer params.Close()
+	vk := params.VK
+	return &vk, nil
+}
