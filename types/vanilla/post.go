@@ -1,6 +1,8 @@
 package vanilla
 
 import (
+	"fmt"
+
 	"github.com/snarkpipe/snarkpipe/types"
 )
 
@@ -63,7 +65,7 @@ func DecodePoStSectorProofs(blobs [][]byte) ([]*FallbackPoStSectorProof, error) 
 	for i, b := range blobs {
 		p, err := DecodePoStSectorProofWithLimits(b, lim)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("vanilla proof %d: %w", i, err)
 		}
 		out[i] = p
 	}
