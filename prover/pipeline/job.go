@@ -168,6 +168,8 @@ type partition struct {
 	circuit prover.Circuit
 	seq     uint64 // job.seq<<20 | index: FIFO order among equal priorities
 
+	heapIndex int // position in the queue holding it, -1 when in none
+
 	hint   Hint
 	host   *grant
 	state  *circuitState

@@ -29,28 +29,39 @@ func (q *pqueue) signal() {
 	q.changed = make(chan struct{})
 }
 
-// push adds p, waiting while a bounded queue is full.
+// push adds p. On a bounded queue that is over capacity it then waits until the queue
+// is back within capacity or p has been taken: the item is queued at once, so a
+// partition that waits here keeps its place in the priority order (a later partition
+// cannot overtake it by arriving when room frees up). The memory of a queued partition
+// is already reserved, so the bound is back-pressure on the producers, not accounting.
+// If ctx ends while p is still queued, p is removed and ctx's error returned.
 func (q *pqueue) push(ctx context.Context, p *partition) error {
-	for {
-		q.mu.Lock()
-		if q.closed {
-			q.mu.Unlock()
-			return errQueueClosed
-		}
-		if q.capacity == 0 || len(q.items) < q.capacity {
-			heap.Push(&q.items, p)
-			q.signal()
-			q.mu.Unlock()
-			return nil
-		}
+	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
+		return errQueueClosed
+	}
+	heap.Push(&q.items, p)
+	q.signal()
+	for q.capacity > 0 && len(q.items) > q.capacity && p.heapIndex >= 0 && !q.closed {
 		ch := q.changed
 		q.mu.Unlock()
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			return ctx.Err()
+			q.mu.Lock()
+			defer q.mu.Unlock()
+			if p.heapIndex >= 0 {
+				heap.Remove(&q.items, p.heapIndex)
+				q.signal()
+				return ctx.Err()
+			}
+			return nil // taken meanwhile: the consumer owns it
 		}
+		q.mu.Lock()
 	}
+	q.mu.Unlock()
+	return nil
 }
 
 // pop removes the first partition, waiting while the queue is empty.
@@ -97,6 +108,9 @@ func (q *pqueue) drain() []*partition {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	out := []*partition(q.items)
+	for _, p := range out {
+		p.heapIndex = -1
+	}
 	q.items = nil
 	q.signal()
 	return out
@@ -111,13 +125,23 @@ func (h partHeap) Less(i, j int) bool {
 	}
 	return h[i].seq < h[j].seq
 }
-func (h partHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *partHeap) Push(x any)   { *h = append(*h, x.(*partition)) }
+func (h partHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].heapIndex, h[j].heapIndex = i, j
+}
+
+func (h *partHeap) Push(x any) {
+	p := x.(*partition)
+	p.heapIndex = len(*h)
+	*h = append(*h, p)
+}
+
 func (h *partHeap) Pop() any {
 	old := *h
 	n := len(old)
 	p := old[n-1]
 	old[n-1] = nil
+	p.heapIndex = -1
 	*h = old[:n-1]
 	return p
 }
