@@ -177,3 +177,21 @@ type Status struct {
 	Resident   []ResidentSRS
 	Recent     []JobInfo
 }
+
+// ReplicaUpdateRequest asks for a SnapDeals proof (ProveReplicaUpdate2) from the vanilla
+// partition proofs of a replica update.
+type ReplicaUpdateRequest struct {
+	Sector          abi.SectorID
+	UpdateProofType abi.RegisteredUpdateProof
+	// CommROld, CommRNew and CommDNew are the sector key's, the updated replica's and the
+	// new data's commitments (32 bytes each).
+	CommROld, CommRNew, CommDNew []byte
+	VanillaProofs                [][]byte
+	Key                          string
+}
+
+// ReplicaUpdateResponse is the SnapDeals proof (one 192-byte proof per partition).
+type ReplicaUpdateResponse struct {
+	Proof []byte
+	Job   JobInfo
+}

@@ -87,7 +87,7 @@ func (p refusingProver) Preload(context.Context, prover.Circuit) (pipeline.LoadI
 	return pipeline.LoadInfo{}, pipeline.ErrClosed
 }
 func (p refusingProver) Evict(prover.CircuitID) (bool, error) { return false, nil }
-func (p refusingProver) Status() pipeline.Status            { return pipeline.Status{} }
+func (p refusingProver) Status() pipeline.Status              { return pipeline.Status{} }
 
 // newProvingService starts a CPU pipeline with dev parameters from the shared test cache.
 func newProvingService(t testing.TB, cfg sealer.Config) (*sealer.Service, *pipeline.Pipeline) {
