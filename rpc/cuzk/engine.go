@@ -22,7 +22,7 @@ type engine struct {
 	start time.Time
 
 	// ctx bounds the outcome watchers; stopWatchers cancels it.
-	ctx   context.Context
+	ctx          context.Context
 	stopWatchers context.CancelFunc
 }
 

@@ -21,9 +21,9 @@ type fakeProver struct {
 	keys    map[string]sealer.JobID
 	seals   []*sealer.SealCommit2Request
 	posts   []*sealer.PoStRequest
-	hold    bool          // new jobs wait for release
-	fail    error         // new jobs fail with this error after admission
-	reject  error         // submissions are refused with this error
+	hold    bool  // new jobs wait for release
+	fail    error // new jobs fail with this error after admission
+	reject  error // submissions are refused with this error
 	preload *sealer.PreloadResult
 	evicted []sealer.ProofTypeRef
 	status  sealer.Status

@@ -125,4 +125,3 @@ func (s *Server) checkPeer(ctx context.Context, req any, info *grpc.UnaryServerI
 func (s *Server) refused(addr net.Addr) {
 	s.log.Warn("cuzk: refused connection from a peer outside the allowlist", "peer", addr)
 }
-

@@ -48,16 +48,16 @@ func TestGoldenSubmitProofRequest(t *testing.T) {
 	cro, crn, cdn := seq(32, 0x60), seq(32, 0x80), seq(32, 0xa0)
 	golden := hx(t,
 		"0a 0f", "'wdpost-1000-3-x", // 1 request_id
-		"10 03", // 2 proof_kind = WINDOW_POST_PARTITION
+		"10 03",                // 2 proof_kind = WINDOW_POST_PARTITION
 		"18 80 80 80 80 80 01", // 3 sector_size = 32 GiB
 		"20 0d",                // 4 registered_proof = 13
 		"28 03",                // 5 priority = HIGH
 		"52 02", "'{}",         // 10 vanilla_proof
 		"5a 03 010203", "5a 00", "5a 01 ff", // 11 vanilla_proofs ×3 (one empty)
-		"a0 01 2a",    // 20 sector_number = 42
-		"a8 01 e8 07", // 21 miner_id = 1000
+		"a0 01 2a",                          // 20 sector_number = 42
+		"a8 01 e8 07",                       // 21 miner_id = 1000
 		"b2 01 20", hex.EncodeToString(r32), // 22 randomness
-		"b8 01 03", // 23 partition_index = 3
+		"b8 01 03",                          // 23 partition_index = 3
 		"f2 01 20", hex.EncodeToString(cro), // 30 comm_r_old
 		"fa 01 20", hex.EncodeToString(crn), // 31 comm_r_new
 		"82 02 20", hex.EncodeToString(cdn), // 32 comm_d_new
@@ -85,14 +85,14 @@ func TestGoldenAwaitProofResponse(t *testing.T) {
 	p := seq(192, 0)
 	golden := hx(t,
 		"0a 12", "'porep-1000-42-job1", // 1 job_id
-		"10 01",                         // 2 status = COMPLETED
+		"10 01",                           // 2 status = COMPLETED
 		"1a c0 01", hex.EncodeToString(p), // 3 proof, 192 bytes
 		"22 02", "'ok", // 4 error_message
-		"50 05",       // 10 queue_wait_ms
-		"58 06",       // 11 srs_load_ms
-		"60 ac 02",    // 12 synthesis_ms = 300
-		"68 e8 07",    // 13 gpu_compute_ms = 1000
-		"70 90 4e",    // 14 total_ms = 10000
+		"50 05",    // 10 queue_wait_ms
+		"58 06",    // 11 srs_load_ms
+		"60 ac 02", // 12 synthesis_ms = 300
+		"68 e8 07", // 13 gpu_compute_ms = 1000
+		"70 90 4e", // 14 total_ms = 10000
 	)
 	want := &cuzkpb.AwaitProofResponse{
 		JobId: "porep-1000-42-job1", Status: cuzkpb.AwaitProofResponse_COMPLETED, Proof: p, ErrorMessage: "ok",
@@ -119,11 +119,11 @@ func TestGoldenGetStatusResponse(t *testing.T) {
 		// 3 queues: "porep-c2" pending 3 in_progress 2; "winning-post" all zero
 		"1a 0e", "0a 08", "'porep-c2", "10 03", "18 02",
 		"1a 0e", "0a 0c", "'winning-post",
-		"20 07",       // 4 total_proofs_completed
-		"28 01",       // 5 total_proofs_failed
-		"30 90 1c",    // 6 uptime_seconds = 3600
-		"38 80 01",    // 7 pinned_memory_bytes = 128
-		"40 80 02",    // 8 pinned_memory_limit_bytes = 256
+		"20 07",    // 4 total_proofs_completed
+		"28 01",    // 5 total_proofs_failed
+		"30 90 1c", // 6 uptime_seconds = 3600
+		"38 80 01", // 7 pinned_memory_bytes = 128
+		"40 80 02", // 8 pinned_memory_limit_bytes = 256
 	)
 	want := &cuzkpb.GetStatusResponse{
 		Gpus: []*cuzkpb.GPUStatus{{Ordinal: 1, Name: "H200", VramTotalBytes: 35 << 35, VramFreeBytes: 1024, CurrentJobId: "j", CurrentProofKind: "porep-c2"}},
