@@ -49,6 +49,16 @@ struct alignas(16) Fe {
 
   // reduce_once returns x - p when x (with carry-out `hi`) >= p, else x.
   static __device__ __forceinline__ Fe reduce_once(const Fe& x, uint32_t hi) {
+#ifdef SP_HOST_EMU
+    Fe s;
+    uint64_t borrow = 0;
+    for (int i = 0; i < N; i++) {
+      const uint64_t d = uint64_t(x.v[i]) - P::mod(i) - borrow;
+      s.v[i] = uint32_t(d);
+      borrow = (d >> 32) & 1;
+    }
+    return (hi || !borrow) ? s : x;
+#else
     Fe s;
     uint32_t borrow;
     asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(s.v[0]) : "r"(x.v[0]), "r"(P::mod(0)));
@@ -61,9 +71,20 @@ struct alignas(16) Fe {
 #pragma unroll
     for (int i = 0; i < N; i++) r.v[i] = (x.v[i] & borrow) | (s.v[i] & ~borrow);
     return r;
+#endif
   }
 
   __device__ __forceinline__ Fe operator+(const Fe& b) const {
+#ifdef SP_HOST_EMU
+    Fe r;
+    uint64_t carry = 0;
+    for (int i = 0; i < N; i++) {
+      const uint64_t t = uint64_t(v[i]) + b.v[i] + carry;
+      r.v[i] = uint32_t(t);
+      carry = t >> 32;
+    }
+    return reduce_once(r, uint32_t(carry));
+#else
     Fe r;
     uint32_t carry;
     asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r.v[0]) : "r"(v[0]), "r"(b.v[0]));
@@ -72,9 +93,28 @@ struct alignas(16) Fe {
       asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r.v[i]) : "r"(v[i]), "r"(b.v[i]));
     asm volatile("addc.u32 %0, 0, 0;" : "=r"(carry));
     return reduce_once(r, carry);
+#endif
   }
 
   __device__ __forceinline__ Fe operator-(const Fe& b) const {
+#ifdef SP_HOST_EMU
+    Fe r;
+    uint64_t borrow = 0;
+    for (int i = 0; i < N; i++) {
+      const uint64_t d = uint64_t(v[i]) - b.v[i] - borrow;
+      r.v[i] = uint32_t(d);
+      borrow = (d >> 32) & 1;
+    }
+    if (borrow) {
+      uint64_t carry = 0;
+      for (int i = 0; i < N; i++) {
+        const uint64_t t = uint64_t(r.v[i]) + P::mod(i) + carry;
+        r.v[i] = uint32_t(t);
+        carry = t >> 32;
+      }
+    }
+    return r;
+#else
     Fe r;
     uint32_t mask;
     asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(r.v[0]) : "r"(v[0]), "r"(b.v[0]));
@@ -89,14 +129,58 @@ struct alignas(16) Fe {
       asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(r.v[i]) : "r"(P::mod(i) & mask));
     asm volatile("addc.u32 %0, %0, %1;" : "+r"(r.v[N - 1]) : "r"(P::mod(N - 1) & mask));
     return r;
+#endif
   }
 
   __device__ __forceinline__ Fe operator-() const { return zero() - *this; }
 
   __device__ __forceinline__ Fe dbl() const { return *this + *this; }
 
-  // Montgomery product a·b·R^-1 (CIOS: one row of a·b[i], then one reduction row).
+  // Montgomery product. Fp products (12 limbs, ~600 instructions) are out-of-line calls:
+  // inlining them into the curve formulas made ptxas run for more than ten minutes on the
+  // G2 unit; Fr products (8 limbs) stay inline for the NTT.
   __device__ __forceinline__ Fe operator*(const Fe& b) const {
+    if constexpr (N > 8) {
+      return mul_call(*this, b);
+    } else {
+      return mul_inline(*this, b);
+    }
+  }
+
+  static __device__ __noinline__ Fe mul_call(const Fe a, const Fe b) { return mul_inline(a, b); }
+
+  // Montgomery product a·b·R^-1 (CIOS: one row of a·b[i], then one reduction row).
+  static __device__ __forceinline__ Fe mul_inline(const Fe& a, const Fe& b) {
+#ifdef SP_HOST_EMU
+    uint32_t t[N + 2] = {};
+    for (int i = 0; i < N; i++) {
+      uint64_t carry = 0;
+      for (int j = 0; j < N; j++) {
+        const uint64_t x = uint64_t(a.v[j]) * b.v[i] + t[j] + carry;
+        t[j] = uint32_t(x);
+        carry = x >> 32;
+      }
+      uint64_t x = uint64_t(t[N]) + carry;
+      t[N] = uint32_t(x);
+      t[N + 1] += uint32_t(x >> 32);
+      const uint32_t m = t[0] * P::M0;
+      carry = 0;
+      for (int j = 0; j < N; j++) {
+        const uint64_t y = uint64_t(m) * P::mod(j) + t[j] + carry;
+        t[j] = uint32_t(y);
+        carry = y >> 32;
+      }
+      x = uint64_t(t[N]) + carry;
+      t[N] = uint32_t(x);
+      t[N + 1] += uint32_t(x >> 32);
+      for (int j = 0; j <= N; j++) t[j] = t[j + 1];
+      t[N + 1] = 0;
+    }
+    Fe r;
+    for (int i = 0; i < N; i++) r.v[i] = t[i];
+    return reduce_once(r, t[N]);
+#else
+    const uint32_t* v = a.v;
     uint32_t t[N + 2];
 #pragma unroll
     for (int i = 0; i < N + 2; i++) t[i] = 0;
@@ -137,6 +221,7 @@ struct alignas(16) Fe {
 #pragma unroll
     for (int i = 0; i < N; i++) r.v[i] = t[i];
     return reduce_once(r, t[N]);
+#endif
   }
 
   __device__ __forceinline__ Fe sqr() const { return *this * *this; }

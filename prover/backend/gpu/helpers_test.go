@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"errors"
+	"flag"
 	"math/big"
 	"math/rand/v2"
 	"os"
@@ -13,17 +14,26 @@ import (
 	"github.com/snarkpipe/snarkpipe/cuda"
 )
 
+var gpuEmu = flag.Bool("gpuemu", false, "without a real library, test against the host emulation cuda/build/emu (sh cuda/emu/build.sh; slow)")
+
 // libPath finds cuda/build/libsnarkpipe_cuda.so above the working directory (tests run
-// in the package folder; on the GPU host the test binary is run from there too).
+// in the package folder; on the GPU host the test binary is run from there too), or else
+// with -gpuemu the host emulation cuda/build/emu/libsnarkpipe_cuda.so (sh
+// cuda/emu/build.sh), which checks the library's logic without a GPU.
 func libPath() string {
 	dir, err := os.Getwd()
 	if err != nil {
 		return ""
 	}
 	for {
-		p := filepath.Join(dir, "cuda", "build", cuda.LibName)
-		if _, err := os.Stat(p); err == nil {
-			return p
+		cands := []string{filepath.Join(dir, "cuda", "build", cuda.LibName)}
+		if *gpuEmu {
+			cands = append(cands, filepath.Join(dir, "cuda", "build", "emu", cuda.LibName))
+		}
+		for _, p := range cands {
+			if _, err := os.Stat(p); err == nil {
+				return p
+			}
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {

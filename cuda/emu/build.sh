@@ -1,0 +1,27 @@
+#!/bin/sh
+# Builds cuda/build/emu/libsnarkpipe_cuda.so: the CUDA sources compiled for the host with
+# g++ (kernel launches rewritten as serial loops, portable field arithmetic), so the Go
+# GPU tests can check the library's logic without a GPU:
+#   sh cuda/emu/build.sh && go test -short ./prover/backend/gpu/
+# (-fno-strict-aliasing: the kernels read and write points through uint4 vectors, as nvcc
+# allows.) It checks nothing CUDA-specific (PTX carry chains, races, shared memory); the real
+# library does that on a GPU host.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+src="$here/.."
+out="$src/build/emu"
+mkdir -p "$out/src"
+cp "$src"/*.cuh "$src"/capi.h "$out/src/"
+for f in context fr g1 g2; do cp "$src/$f.cu" "$out/src/$f.cpp"; done
+python3 - "$out/src" <<'PY'
+import re, sys, pathlib
+launch = re.compile(r'([A-Za-z_][\w:]*(?:<[^<>;()]*>)?)<<<(.*?)>>>')
+def repl(m):
+    kind = 'Serial' if m.group(1).startswith('ntt_pass') else 'Launch'
+    return 'for (emu::%s L_(%s); L_.next();) %s' % (kind, m.group(2), m.group(1))
+for p in pathlib.Path(sys.argv[1]).iterdir():
+    p.write_text(launch.sub(repl, p.read_text()))
+PY
+g++ -std=c++17 -O2 -fno-strict-aliasing -fPIC -shared -DSP_HOST_EMU -Wno-unknown-pragmas -I"$here" -I"$out/src" -include cuda_runtime.h \
+  "$out/src/context.cpp" "$out/src/fr.cpp" "$out/src/g1.cpp" "$out/src/g2.cpp" -o "$out/libsnarkpipe_cuda.so"
+echo "built $out/libsnarkpipe_cuda.so (host emulation)"
