@@ -10,6 +10,7 @@ import (
 
 	"github.com/snarkpipe/snarkpipe/prover"
 	"github.com/snarkpipe/snarkpipe/prover/r1cs"
+	"github.com/snarkpipe/snarkpipe/sealer/gadget"
 )
 
 var _ prover.WitnessFiller = (*Circuit)(nil)
@@ -84,7 +85,7 @@ func (c *Circuit) fillChallenge(i int, h header, inputs, aux []fr.Element, off, 
 }
 
 // valueSink is a ConstraintSystem that stores allocated values at consecutive positions of
-// caller-owned slices and drops every row. Variables are numbered by absolute position,
+// caller-owned slices and drops every row (gadgets that honour ValuesOnly build none). Variables are numbered by absolute position,
 // so gadgets running in a window see the same variables as in a full synthesis. Writing
 // past the end of a slice records an error instead of panicking.
 type valueSink struct {
@@ -113,6 +114,11 @@ func (s *valueSink) AllocInput(v fr.Element) r1cs.Variable {
 	return r1cs.Input(s.nIn - 1)
 }
 
+// ValuesOnly tells the gadgets (gadget.ValuesOnlySystem) to skip building rows.
+func (s *valueSink) ValuesOnly() bool { return true }
+
 func (s *valueSink) Enforce(string, *r1cs.LC, *r1cs.LC, *r1cs.LC) {}
 func (s *valueSink) Push(string)                                  {}
 func (s *valueSink) Pop()                                         {}
+
+var _ gadget.ValuesOnlySystem = (*valueSink)(nil)
