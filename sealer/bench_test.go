@@ -47,7 +47,7 @@ func BenchmarkVerifyC1(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric((cpuTime() - cpu0).Seconds()/float64(b.N), "cpu-s/op")
+			b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 		})
 	}
 }
