@@ -1,11 +1,10 @@
-//go:build unix
+//go:build linux
 
 package groth16
 
 import (
 	"fmt"
 	"os"
-	"runtime"
 	"syscall"
 	"unsafe"
 )
@@ -64,17 +63,15 @@ const (
 
 // adviseHugePages asks for transparent huge pages on a vector: a 2 MiB page costs one
 // fault instead of 512, and the GPU backend later pins or copies these vectors whole.
-// Advice only; failure (other systems, THP disabled) changes nothing.
+// Advice only; failure (old kernel, THP disabled) changes nothing.
 func adviseHugePages(mem []byte) {
-	if runtime.GOOS == "linux" {
-		_ = syscall.Madvise(mem, linuxMadvHugePage)
-	}
+	_ = syscall.Madvise(mem, linuxMadvHugePage)
 }
 
 // prefaultRead maps in the pages of a read-only file range in one call, instead of one
 // page fault per few pages while decoding. Advice only, like adviseHugePages.
 func prefaultRead(b []byte) {
-	if runtime.GOOS != "linux" || len(b) == 0 {
+	if len(b) == 0 {
 		return
 	}
 	// madvise needs a page-aligned start; b is a sub-slice of a page-aligned mapping.

@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !linux
 
 package groth16
 
@@ -7,9 +7,13 @@ import (
 	"os"
 )
 
-// On systems without mmap the vectors live on the Go heap and files are read whole.
+// Off Linux (the service runs on Linux GPU hosts) the vectors live on the Go heap and
+// files are read whole.
 
-type offheapBlock struct{}
+// offheapBlock mirrors the Linux type; mem stays nil here.
+type offheapBlock struct {
+	mem []byte
+}
 
 func (offheapBlock) free() error { return nil }
 

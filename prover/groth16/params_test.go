@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -248,7 +249,7 @@ func TestOffHeapVectors(t *testing.T) {
 			}
 		}
 	}
-	if mapped != 1 {
+	if mapped != 1 && runtime.GOOS == "linux" {
 		t.Fatalf("%d off-heap mappings, want 1 (h)", mapped)
 	}
 	// A bad point deep in the mapped file is named, with the file's path.
