@@ -3,8 +3,11 @@
 package client
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -59,8 +62,9 @@ func Endpoint(addr string) (string, error) {
 }
 
 // typedErrors lets go-jsonrpc decode the JSON-RPC error bodies the server sends with HTTP
-// 401 and 413: go-jsonrpc only decodes bodies of 200 and 500 responses and reports other
-// statuses as a bare "http status" error.
+// 401 and 413: go-jsonrpc only decodes bodies of 200 and 500 responses (and reports other
+// statuses as a bare "http status" error), and it wants the request's id back, which a
+// server that refused the request unread could not know.
 type typedErrors struct{ next http.RoundTripper }
 
 func (t typedErrors) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -68,9 +72,54 @@ func (t typedErrors) RoundTrip(r *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusRequestEntityTooLarge) &&
-		strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
-		resp.StatusCode = http.StatusInternalServerError
+	if (resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusRequestEntityTooLarge) ||
+		!strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") || r.GetBody == nil {
+		return resp, nil
 	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	var msg map[string]json.RawMessage
+	if json.Unmarshal(body, &msg) != nil {
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		return resp, nil
+	}
+	if id, ok := requestID(r); ok {
+		msg["id"] = id
+		body, _ = json.Marshal(msg)
+	}
+	resp.StatusCode = http.StatusInternalServerError
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	resp.ContentLength = int64(len(body))
 	return resp, nil
+}
+
+// requestID reads the top-level "id" of a JSON-RPC request body without decoding the
+// (possibly large) params: go-jsonrpc writes id before params.
+func requestID(r *http.Request) (json.RawMessage, bool) {
+	body, err := r.GetBody()
+	if err != nil {
+		return nil, false
+	}
+	defer body.Close()
+	dec := json.NewDecoder(body)
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, false
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil, false
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, false
+		}
+		if key == "id" {
+			return v, true
+		}
+	}
+	return nil, false
 }
