@@ -5,6 +5,7 @@ package groth16
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"syscall"
 	"unsafe"
 )
@@ -74,10 +75,12 @@ func prefaultRead(b []byte) {
 	if len(b) == 0 {
 		return
 	}
-	// madvise needs a page-aligned start; b is a sub-slice of a page-aligned mapping.
-	offset := int(uintptr(unsafe.Pointer(&b[0])) % uintptr(os.Getpagesize()))
-	full := unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(&b[0]), -offset)), len(b)+offset)
-	_ = syscall.Madvise(full, linuxMadvPopulateRead)
+	// madvise wants a page-aligned start. The aligned address may lie before b's own
+	// memory, so it is computed and passed as a plain integer, never as a Go pointer.
+	start := uintptr(unsafe.Pointer(&b[0]))
+	aligned := start &^ uintptr(os.Getpagesize()-1)
+	syscall.Syscall(syscall.SYS_MADVISE, aligned, uintptr(len(b))+start-aligned, linuxMadvPopulateRead)
+	runtime.KeepAlive(b)
 }
 
 // mapFileReadOnly maps a whole file read-only. The returned release function unmaps it.
