@@ -43,6 +43,7 @@ type Job struct {
 	res       Result
 	err       error
 	doneAt    time.Time
+	finished  bool
 	done      chan struct{}
 }
 
@@ -110,15 +111,13 @@ func (j *Job) Err() error {
 	return j.err
 }
 
-// succeededWithin reports whether the job succeeded less than ttl ago.
+// reusable reports whether the job is in flight or succeeded less than ttl ago.
 func (j *Job) reusable(now time.Time, ttl time.Duration) bool {
-	select {
-	case <-j.done:
-	default:
-		return true // in flight
-	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	if !j.finished {
+		return true // in flight
+	}
 	return j.err == nil && now.Sub(j.doneAt) < ttl
 }
 
@@ -143,22 +142,21 @@ func (j *Job) partitionDone(i int, proof groth16.Proof, t PartitionTiming) {
 // releases whatever the job's partitions still hold.
 func (j *Job) finish(err error) {
 	j.mu.Lock()
-	select {
-	case <-j.done:
+	if j.finished {
 		j.mu.Unlock()
 		return
-	default:
 	}
+	j.finished = true
 	j.err = err
 	if err != nil {
 		j.res = Result{}
 	}
 	j.doneAt = time.Now()
-	close(j.done)
 	j.mu.Unlock()
 	j.stopWatch()
 	j.cancel()
-	j.onDone(j)
+	j.onDone(j) // bookkeeping first: once Await returns, the pipeline no longer tracks the job
+	close(j.done)
 }
 
 // partition is one circuit of a job on its way through the stages.

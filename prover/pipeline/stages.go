@@ -43,12 +43,10 @@ func (s *synthStage) run(name string) {
 			p.fail(part, err)
 			continue
 		}
-		t := time.Now()
+		// Once pushed, the partition belongs to the device workers: not touched here again.
 		if err := p.handoff.push(part.job.ctx, part); err != nil {
 			p.fail(part, err)
-			continue
 		}
-		part.t.Handoff = time.Since(t) // the device worker adds its wait
 	}
 }
 
@@ -150,7 +148,7 @@ func (p *Pipeline) prove(worker string, d *device, part *partition) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	part.t.Handoff += time.Since(part.t.SynthEnd) - part.t.Handoff
+	part.t.Handoff = time.Since(part.t.SynthEnd)
 	t := time.Now()
 	g, pk, err := p.acquireDevice(ctx, d, part, part.hint.deviceWorkingSet())
 	part.t.Device = time.Since(t) - part.t.KeyLoad
