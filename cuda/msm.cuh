@@ -1,9 +1,10 @@
 // Pippenger MSM with signed c-bit digits, templated on the base field of the curve.
 //
-// Per batch of windows:
-//   digits    one thread per scalar: leave Montgomery form, cut into signed digits
-//             (|d| <= 2^(c-1)), emit key = (window << c) | |d| and value = index | sign<<31;
-//             scalars equal to 1 are flagged in a bitmap instead (summed by batch addition).
+// First, classify: scalars equal to 1 go to a bitmap (summed by batch addition into
+// window 0), zeros are dropped, the others are compacted into an index list, whose size
+// chooses the window width c. Then per batch of windows:
+//   digits    one thread per listed scalar: leave Montgomery form, cut into signed digits
+//             (|d| <= 2^(c-1)), emit key = (window << c) | |d| and value = index | sign<<31.
 //   sort      CUB radix sort of (key, value) over the key bits: points grouped by bucket.
 //   bounds    first/last position of every key.
 //   segments  fixed-size segments of the sorted array, one thread each: runs that lie
@@ -18,6 +19,7 @@
 #pragma once
 
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_select.cuh>
 
 #include "reduce.cuh"
 
@@ -34,8 +36,10 @@ __device__ __forceinline__ uint32_t bits_at(const Fr& s, int off, int c) {
   return raw & ((1u << c) - 1);
 }
 
-static __global__ void msm_digits(const Fr* __restrict__ scalars, uint32_t n, int c, int w0, int nw,
-                           uint32_t* __restrict__ keys, uint32_t* __restrict__ vals, uint32_t* __restrict__ ones) {
+// msm_classify: scalars equal to one go to the ones bitmap, zeros are dropped, and the
+// rest are flagged for the bucket method (compacted by cub::DeviceSelect).
+static __global__ void msm_classify(const Fr* __restrict__ scalars, uint32_t n, uint8_t* __restrict__ flags,
+                                    uint32_t* __restrict__ iota, uint32_t* __restrict__ ones) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const Fr s = load16(scalars + i).from_mont();
@@ -43,7 +47,20 @@ static __global__ void msm_digits(const Fr* __restrict__ scalars, uint32_t n, in
 #pragma unroll
   for (int k = 1; k < 8; k++) hi |= s.v[k];
   const bool is_one = (s.v[0] == 1) && hi == 0;
-  if (is_one && w0 == 0) atomicOr(&ones[i >> 5], 1u << (i & 31));
+  const bool is_zero = (s.v[0] == 0) && hi == 0;
+  if (is_one) atomicOr(&ones[i >> 5], 1u << (i & 31));
+  flags[i] = (is_one || is_zero) ? 0 : 1;
+  iota[i] = i;
+}
+
+// msm_digits: for the count scalars listed in idx, the signed digits of windows
+// [w0, w0+nw): entry (w - w0)·count + j gets key (w - w0) << c | |d| and value idx[j] | sign<<31.
+static __global__ void msm_digits(const Fr* __restrict__ scalars, const uint32_t* __restrict__ idx, uint32_t count,
+                                  int c, int w0, int nw, uint32_t* __restrict__ keys, uint32_t* __restrict__ vals) {
+  const uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= count) return;
+  const uint32_t i = idx[j];
+  const Fr s = load16(scalars + i).from_mont();
   const uint32_t half = 1u << (c - 1), full = 1u << c;
   uint32_t carry = 0;
   for (int w = 0; w < w0 + nw; w++) {
@@ -57,8 +74,8 @@ static __global__ void msm_digits(const Fr* __restrict__ scalars, uint32_t n, in
       carry = 0;
     }
     if (w >= w0) {
-      const size_t o = size_t(w - w0) * n + i;
-      keys[o] = (uint32_t(w - w0) << c) | (is_one ? 0u : d);
+      const size_t o = size_t(w - w0) * count + j;
+      keys[o] = (uint32_t(w - w0) << c) | d;
       vals[o] = i | (neg << 31);
     }
   }
@@ -169,7 +186,7 @@ inline int ceil_log2(uint64_t x) {
 inline uint32_t msm_window_bits(uint64_t n) {
   uint32_t best = 8;
   double best_cost = 1e300;
-  for (uint32_t c = 4; c <= 20; c++) {
+  for (uint32_t c = 4; c <= 22; c++) {
     const double nwins = double((kScalarBits + c - 1) / c);
     const double cost = nwins * (double(n) + 4.0 * double(1u << (c - 1)));
     if (cost < best_cost) {
@@ -192,54 +209,75 @@ void msm_run(snarkpipe_ctx* ctx, const Affine<F>* bases, const Fr* scalars, uint
     *c_out = 1;
     return;
   }
-  const uint32_t c = c_req ? c_req : msm_window_bits(n);
-  if (c < 2 || c > 24) invalid("msm: window bits must be in [2, 24]");
-  const uint32_t nwins = (kScalarBits + c - 1) / c;
-  if (nwins > SNARKPIPE_MAX_WINDOWS) invalid("msm: too many windows");
-  const uint32_t B = 1u << (c - 1);
+  if (c_req && (c_req < 2 || c_req > 24 || (kScalarBits + c_req - 1) / c_req > SNARKPIPE_MAX_WINDOWS))
+    invalid("msm: window bits must be in [4, 24]");
 
-  // Windows per batch: keep the sorted arrays at <= 2^28 entries.
-  uint32_t nw_batch = uint32_t((uint64_t(1) << 28) / n);
-  if (nw_batch < 1) nw_batch = 1;
-  if (nw_batch > nwins) nw_batch = nwins;
-  const uint64_t mmax = uint64_t(nw_batch) * n;
-  uint32_t K = uint32_t(mmax >> 19);
-  if (K < 8) K = 8;
-  if (K > 256) K = 256;
-  const uint64_t nseg_max = (mmax + K - 1) / K;
-  const uint32_t nkeys = nw_batch << c;
-
-  Buf<uint32_t> keys_in(mmax, s), vals_in(mmax, s), keys_out(mmax, s), vals_out(mmax, s);
-  Buf<uint32_t> start(nkeys, s), end(nkeys, s);
+  // Classify: ones to a bitmap (batch addition), zeros dropped, the rest compacted.
   Buf<uint32_t> ones((n + 31) / 32, s);
-  Buf<Xyzz<F>> buckets(size_t(nwins) * B, s), lo(nseg_max, s), hi(nseg_max, s);
   SP_CUDA(cudaMemsetAsync(ones.p, 0, ((n + 31) / 32) * 4, s));
+  Buf<uint32_t> idx(n, s), iota(n, s), nsel(1, s);
+  uint32_t count = 0;
+  {
+    Buf<uint8_t> flags(n, s);
+    msm_classify<<<blocks_for(n, 256), 256, 0, s>>>(scalars, uint32_t(n), flags.p, iota.p, ones.p);
+    SP_LAUNCHED("msm_classify");
+    size_t sel_bytes = 0;
+    SP_CUDA(cub::DeviceSelect::Flagged(nullptr, sel_bytes, iota.p, flags.p, idx.p, nsel.p, int(n), s));
+    Buf<uint8_t> sel_temp(sel_bytes, s);
+    SP_CUDA(cub::DeviceSelect::Flagged(sel_temp.p, sel_bytes, iota.p, flags.p, idx.p, nsel.p, int(n), s));
+    SP_CUDA(cudaMemcpyAsync(&count, nsel.p, 4, cudaMemcpyDeviceToHost, s));
+    SP_CUDA(cudaStreamSynchronize(s));
+  }
 
-  size_t temp_bytes = 0;
-  SP_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, keys_in.p, keys_out.p, vals_in.p, vals_out.p,
-                                          int(mmax), 0, int(c) + ceil_log2(nw_batch), s));
-  Buf<uint8_t> temp(temp_bytes, s);
+  // The window width follows the number of scalars left for the bucket method.
+  const uint32_t c = c_req ? c_req : msm_window_bits(count ? count : 1);
+  const uint32_t nwins = (kScalarBits + c - 1) / c;
+  const uint32_t B = 1u << (c - 1);
+  Buf<Xyzz<F>> buckets(size_t(nwins) * B, s);
+  if (count == 0) {
+    SP_CUDA(cudaMemsetAsync(buckets.p, 0, size_t(nwins) * B * sizeof(Xyzz<F>), s));  // all at infinity (ZZ = 0)
+  } else {
+    // Windows per batch: keep the sorted arrays at <= 2^28 entries.
+    uint32_t nw_batch = uint32_t((uint64_t(1) << 28) / count);
+    if (nw_batch < 1) nw_batch = 1;
+    if (nw_batch > nwins) nw_batch = nwins;
+    const uint64_t mmax = uint64_t(nw_batch) * count;
+    uint32_t K = uint32_t(mmax >> 19);
+    if (K < 8) K = 8;
+    if (K > 256) K = 256;
+    const uint64_t nseg_max = (mmax + K - 1) / K;
+    const uint32_t nkeys = nw_batch << c;
 
-  for (uint32_t w0 = 0; w0 < nwins; w0 += nw_batch) {
-    const uint32_t nw = (nwins - w0 < nw_batch) ? nwins - w0 : nw_batch;
-    const uint32_t m = uint32_t(uint64_t(nw) * n);
-    msm_digits<<<blocks_for(n, 256), 256, 0, s>>>(scalars, uint32_t(n), int(c), int(w0), int(nw), keys_in.p,
-                                                   vals_in.p, ones.p);
-    SP_LAUNCHED("msm_digits");
-    size_t tb = temp_bytes;
-    SP_CUDA(cub::DeviceRadixSort::SortPairs(temp.p, tb, keys_in.p, keys_out.p, vals_in.p, vals_out.p, int(m), 0,
-                                            int(c) + ceil_log2(nw), s));
-    SP_CUDA(cudaMemsetAsync(start.p, 0, size_t(nw << c) * 4, s));
-    SP_CUDA(cudaMemsetAsync(end.p, 0, size_t(nw << c) * 4, s));
-    msm_bounds<<<blocks_for(m, 256), 256, 0, s>>>(keys_out.p, m, start.p, end.p);
-    SP_LAUNCHED("msm_bounds");
-    const uint32_t nseg = (m + K - 1) / K;
-    msm_segments<F><<<blocks_for(nseg, 128), 128, 0, s>>>(bases, keys_out.p, vals_out.p, m, K, int(c), start.p,
-                                                          end.p, buckets.p + size_t(w0) * B, lo.p, hi.p);
-    SP_LAUNCHED("msm_segments");
-    msm_fixup<F><<<blocks_for(nw << c, 128), 128, 0, s>>>(nw << c, K, int(c), start.p, end.p,
-                                                          buckets.p + size_t(w0) * B, lo.p, hi.p);
-    SP_LAUNCHED("msm_fixup");
+    Buf<uint32_t> keys_in(mmax, s), vals_in(mmax, s), keys_out(mmax, s), vals_out(mmax, s);
+    Buf<uint32_t> start(nkeys, s), end(nkeys, s);
+    Buf<Xyzz<F>> lo(nseg_max, s), hi(nseg_max, s);
+
+    size_t temp_bytes = 0;
+    SP_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, keys_in.p, keys_out.p, vals_in.p, vals_out.p,
+                                            int(mmax), 0, int(c) + ceil_log2(nw_batch), s));
+    Buf<uint8_t> temp(temp_bytes, s);
+
+    for (uint32_t w0 = 0; w0 < nwins; w0 += nw_batch) {
+      const uint32_t nw = (nwins - w0 < nw_batch) ? nwins - w0 : nw_batch;
+      const uint32_t m = uint32_t(uint64_t(nw) * count);
+      msm_digits<<<blocks_for(count, 256), 256, 0, s>>>(scalars, idx.p, count, int(c), int(w0), int(nw), keys_in.p,
+                                                         vals_in.p);
+      SP_LAUNCHED("msm_digits");
+      size_t tb = temp_bytes;
+      SP_CUDA(cub::DeviceRadixSort::SortPairs(temp.p, tb, keys_in.p, keys_out.p, vals_in.p, vals_out.p, int(m), 0,
+                                              int(c) + ceil_log2(nw), s));
+      SP_CUDA(cudaMemsetAsync(start.p, 0, size_t(nw << c) * 4, s));
+      SP_CUDA(cudaMemsetAsync(end.p, 0, size_t(nw << c) * 4, s));
+      msm_bounds<<<blocks_for(m, 256), 256, 0, s>>>(keys_out.p, m, start.p, end.p);
+      SP_LAUNCHED("msm_bounds");
+      const uint32_t nseg = (m + K - 1) / K;
+      msm_segments<F><<<blocks_for(nseg, 128), 128, 0, s>>>(bases, keys_out.p, vals_out.p, m, K, int(c), start.p,
+                                                            end.p, buckets.p + size_t(w0) * B, lo.p, hi.p);
+      SP_LAUNCHED("msm_segments");
+      msm_fixup<F><<<blocks_for(nw << c, 128), 128, 0, s>>>(nw << c, K, int(c), start.p, end.p,
+                                                            buckets.p + size_t(w0) * B, lo.p, hi.p);
+      SP_LAUNCHED("msm_fixup");
+    }
   }
 
   const uint32_t L = B < 32 ? B : 32;

@@ -91,7 +91,8 @@ static __global__ void ntt_pass(Fr* __restrict__ data, int lg_n, int t, int lg_s
         const uint32_t half = 1u << u, off = j & (half - 1);
         const uint32_t e0 = ((j >> u) << (u + 1)) | off, e1 = e0 + half;
         const Fr a = sm[e0 * G + gl];
-        const Fr b = sm[e1 * G + gl] * W[off << (t - 1 - u)];
+        Fr b = sm[e1 * G + gl];
+        if (u != 0) b = b * W[off << (t - 1 - u)];  // stage 0 twiddles are all 1
         sm[e0 * G + gl] = a + b;
         sm[e1 * G + gl] = a - b;
       } else {
@@ -101,7 +102,7 @@ static __global__ void ntt_pass(Fr* __restrict__ data, int lg_n, int t, int lg_s
         const Fr a = sm[e0 * G + gl];
         const Fr b = sm[e1 * G + gl];
         sm[e0 * G + gl] = a + b;
-        sm[e1 * G + gl] = (a - b) * W[off << u];
+        sm[e1 * G + gl] = (lh != 0) ? (a - b) * W[off << u] : a - b;  // last stage: twiddles are 1
       }
     }
     __syncthreads();
