@@ -8,6 +8,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/snarkpipe/snarkpipe/prover/r1cs"
+	"github.com/snarkpipe/snarkpipe/sealer/refseal"
 	"github.com/snarkpipe/snarkpipe/types"
 )
 
@@ -64,3 +65,34 @@ func BenchmarkWitnessBuilder32GiB(b *testing.B) {
 }
 
 func testingProcs() int { return runtime.GOMAXPROCS(0) }
+
+// BenchmarkFillWitnessSynthetic32GiBPartition fills a whole 32 GiB partition (18
+// challenges, 130,278,541 rows) of a synthetic C1 output (refseal.SynthC1) with
+// FillWitness, into buffers allocated (and touched) once: the pipeline's steady state.
+func BenchmarkFillWitnessSynthetic32GiBPartition(b *testing.B) {
+	info, err := types.SealProof(8)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c1, _, err := refseal.SynthC1(info, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, err := FromC1(c1, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	inputs := make([]fr.Element, c.NumInputs())
+	inputs[0].SetOne()
+	aux := make([]fr.Element, 130_169_893)
+	if err := c.FillWitness(inputs, aux); err != nil { // first touch of the buffers
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for range b.N {
+		if err := c.FillWitness(inputs, aux); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(130_278_541*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}
