@@ -201,3 +201,33 @@ func TestHugeCountsRefusedBeforeAllocating(t *testing.T) {
 		t.Error("a count one too small was accepted")
 	}
 }
+
+// Chunks of at least batchSubgroupMin points are checked as a batch; a failing batch is
+// rechecked point by point so that the error still names the culprit.
+func TestBatchedSubgroupCheckNamesPoint(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 26))
+	s := ShapeCounts{Inputs: 1, Aux: 1, DomainSize: 512, AAux: 0, BInput: 1, BAux: batchSubgroupMin + 10}
+	enc := tpEncode(t, tpParams(rng, s, false))
+	if p, err := ParseParams(enc, ReadOptions{SubgroupCheck: true}); err != nil {
+		t.Fatalf("valid params refused by the batched check: %v", err)
+	} else {
+		p.Close()
+	}
+	g1, g2 := tpG1NotInSubgroup(t), tpG2NotInSubgroup(t)
+	raw1, raw2 := g1.RawBytes(), g2.RawBytes()
+	for _, c := range []struct {
+		vector string
+		index  int
+		raw    []byte
+	}{{"h", 300, raw1[:]}, {"h", 510, raw1[:]}, {"b_g2", batchSubgroupMin + 5, raw2[:]}} {
+		b := bytes.Clone(enc)
+		copy(b[tpOffset(s, c.vector, c.index):], c.raw)
+		_, err := ParseParams(b, ReadOptions{SubgroupCheck: true})
+		tpExpectFormatError(t, "batched "+c.vector, err, c.vector, c.index, ErrNotInSubgroup)
+		if p, err := ParseParams(b, ReadOptions{}); err != nil {
+			t.Errorf("%s without SubgroupCheck: %v", c.vector, err)
+		} else {
+			p.Close()
+		}
+	}
+}

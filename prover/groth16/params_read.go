@@ -63,8 +63,8 @@ func (e *FormatError) Unwrap() error { return e.Err }
 // bellperson's mapped prover does: every coordinate canonical and every point on the
 // curve, not the point at infinity, no subgroup check for the proving-key vectors.
 type ReadOptions struct {
-	// SubgroupCheck also checks subgroup membership of every proving-key point (slow:
-	// a scalar multiplication per point). Verifying-key points are always checked.
+	// SubgroupCheck also checks subgroup membership of every proving-key point (slow even
+	// batched, see batchSubgroupMin). Verifying-key points are always checked, one by one.
 	SubgroupCheck bool
 	// AllowDev accepts parameters written by a dev setup (Params.Dev = true).
 	AllowDev bool
@@ -159,7 +159,11 @@ func decodeParams(data []byte, lay *paramsLayout, opts ReadOptions) (*Params, er
 		g1Job(data, lay.h, p.H), g1Job(data, lay.l, p.L), g1Job(data, lay.a, p.A),
 		g1Job(data, lay.bG1, p.BG1), g2Job(data, lay.bG2, p.BG2),
 	}
-	return p, decodeParallel(jobs, opts.SubgroupCheck, opts.Workers)
+	mode := subgroupNone
+	if opts.SubgroupCheck {
+		mode = subgroupBatch
+	}
+	return p, decodeParallel(jobs, mode, opts.Workers)
 }
 
 func allocG1For(p *Params, s vectorSpan) ([]bls.G1Affine, error) {
@@ -338,7 +342,7 @@ func decodeVerifyingKey(b []byte, lay *vkLayout) (VerifyingKey, error) {
 		off += f.size
 	}
 	vk.IC = make([]bls.G1Affine, lay.ic.count)
-	err := decodeParallel([]decodeJob{g1Job(b, lay.ic, vk.IC)}, true, 0)
+	err := decodeParallel([]decodeJob{g1Job(b, lay.ic, vk.IC)}, subgroupEach, 0)
 	return vk, err
 }
 
@@ -459,7 +463,7 @@ type decodeChunk struct {
 // decodeParallel decodes all jobs with workers goroutines over fixed-size chunks taken in
 // file order. After an error no new chunk is started, but every earlier chunk was already
 // taken and runs to its end, so the error returned is always the first one in the file.
-func decodeParallel(jobs []decodeJob, subgroup bool, workers int) error {
+func decodeParallel(jobs []decodeJob, mode subgroupMode, workers int) error {
 	var chunks []decodeChunk
 	for j, job := range jobs {
 		for s := 0; s < job.span.count; s += decodeChunkPoints {
@@ -481,7 +485,7 @@ func decodeParallel(jobs []decodeJob, subgroup bool, workers int) error {
 				if c >= len(chunks) {
 					return
 				}
-				if err := decodeChunkPointsInto(&jobs[chunks[c].job], chunks[c], subgroup); err != nil {
+				if err := decodeChunkPointsInto(&jobs[chunks[c].job], chunks[c], mode); err != nil {
 					firstErr[w] = err
 					failed.Store(true)
 					return
@@ -493,13 +497,47 @@ func decodeParallel(jobs []decodeJob, subgroup bool, workers int) error {
 	return earliest(firstErr)
 }
 
-func decodeChunkPointsInto(job *decodeJob, c decodeChunk, subgroup bool) *FormatError {
+// subgroupMode says how decodeParallel checks subgroup membership.
+type subgroupMode int
+
+const (
+	subgroupNone  subgroupMode = iota // on-curve only, like blst's unchecked deserializer
+	subgroupEach                      // one deterministic check per point
+	subgroupBatch                     // batched per chunk, per point only for a failing chunk
+)
+
+// batchSubgroupMin is the chunk size from which gnark-crypto's batch subgroup tests use
+// their probabilistic method (random subset sums, error probability below 2^-64: a
+// point outside the subgroup escapes each of 64 independent sums with probability at most
+// 1/2). That is about ten times cheaper than a check per point.
+const batchSubgroupMin = 160
+
+func decodeChunkPointsInto(job *decodeJob, c decodeChunk, mode subgroupMode) *FormatError {
+	batch := mode == subgroupBatch && c.end-c.start >= batchSubgroupMin
+	each := mode == subgroupEach || (mode == subgroupBatch && !batch)
+	if err := decodeRange(job, c.start, c.end, each); err != nil {
+		return err
+	}
+	if batch && !chunkInSubgroup(job, c) {
+		return decodeRange(job, c.start, c.end, true) // names the first culprit
+	}
+	return nil
+}
+
+func chunkInSubgroup(job *decodeJob, c decodeChunk) bool {
+	if job.g2 != nil {
+		return bls.IsInSubGroupBatchG2(job.g2[c.start:c.end])
+	}
+	return bls.IsInSubGroupBatchG1(job.g1[c.start:c.end])
+}
+
+func decodeRange(job *decodeJob, start, end int, subgroup bool) *FormatError {
 	size := g1RawSize
 	if job.g2 != nil {
 		size = g2RawSize
 	}
-	prefaultRead(job.src[c.start*size : c.end*size])
-	for i := c.start; i < c.end; i++ {
+	prefaultRead(job.src[start*size : end*size])
+	for i := start; i < end; i++ {
 		var err error
 		if job.g2 != nil {
 			err = decodeG2Raw(&job.g2[i], (*[g2RawSize]byte)(job.src[i*size:]), subgroup)
