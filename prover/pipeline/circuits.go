@@ -214,61 +214,81 @@ func awaitEntry(ctx context.Context, e *entry) error {
 	}
 }
 
-// acquireHost admits a partition on the host and makes its circuit resident there.
+// loaderGaveUp reports a load that failed only because the loading partition's own job
+// ended while the waiter's did not: the waiter should try again (and load it itself).
+func loaderGaveUp(ctx context.Context, err error) bool {
+	return ctx.Err() == nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
+}
+
+// acquireHost admits a partition on the host and makes its circuit resident there. The
+// load runs to completion even if the partition's job is cancelled meanwhile: the circuit
+// stays resident for the next job, and partitions waiting for it are not failed.
 func (p *Pipeline) acquireHost(ctx context.Context, part *partition) error {
 	h := part.hint
 	shape := h.slot()
-	t0 := time.Now()
-	g, err := p.host.acquire(ctx, part.request(p.host, h.hostEntryBytes(), shape.bytes(), shape))
-	part.t.Admission = time.Since(t0)
-	if err != nil {
-		return err
-	}
-	part.host = g
-	if g.loader {
-		t := time.Now()
-		st, err := p.loadHost(ctx, part.circuit, h)
-		took := time.Since(t)
-		part.t.HostLoad = took
+	for {
+		t0 := time.Now()
+		g, err := p.host.acquire(ctx, part.request(p.host, h.hostEntryBytes(), shape.bytes(), shape))
+		part.t.Admission += time.Since(t0)
 		if err != nil {
-			p.host.loaded(g.entry, nil, nil, took, err)
 			return err
 		}
-		p.host.loaded(g.entry, st, func() { st.params.Close() }, took, nil)
-		p.metrics.srsLoads.WithLabelValues(p.host.name).Inc()
-		p.metrics.srsLoad.WithLabelValues(p.host.name).Observe(took.Seconds())
+		part.host = g
+		if g.loader {
+			t := time.Now()
+			st, err := p.loadHost(context.WithoutCancel(ctx), part.circuit, h)
+			took := time.Since(t)
+			part.t.HostLoad = took
+			if err != nil {
+				p.host.loaded(g.entry, nil, nil, took, err)
+				return err
+			}
+			p.host.loaded(g.entry, st, func() { st.params.Close() }, took, nil)
+			p.metrics.srsLoads.WithLabelValues(p.host.name).Inc()
+			p.metrics.srsLoad.WithLabelValues(p.host.name).Observe(took.Seconds())
+		}
+		err = awaitEntry(ctx, g.entry)
+		if err == nil {
+			part.state = g.entry.value.(*circuitState)
+			return nil
+		}
+		p.host.release(g, true)
+		part.host = nil
+		if !loaderGaveUp(ctx, err) {
+			return err
+		}
 	}
-	if err := awaitEntry(ctx, g.entry); err != nil {
-		return err
-	}
-	part.state = g.entry.value.(*circuitState)
-	return nil
 }
 
 // acquireDevice admits a partition on device d and makes its proving key resident there.
 func (p *Pipeline) acquireDevice(ctx context.Context, d *device, part *partition, ws int64) (*grant, *groth16.ProvingKey, error) {
 	st := part.state
-	g, err := d.arena.acquire(ctx, part.request(d.arena, part.hint.ParamsBytes, ws, slotShape{}))
-	if err != nil {
-		return nil, nil, err
-	}
-	if g.loader {
-		t := time.Now()
-		pk, err := groth16.NewProvingKey(d.backend, st.params, st.shape.Counts())
-		took := time.Since(t)
-		part.t.KeyLoad = took
+	for {
+		g, err := d.arena.acquire(ctx, part.request(d.arena, part.hint.ParamsBytes, ws, slotShape{}))
 		if err != nil {
-			d.arena.loaded(g.entry, nil, nil, took, err)
-			d.arena.release(g, true)
 			return nil, nil, err
 		}
-		d.arena.loaded(g.entry, pk, func() { pk.Close() }, took, nil)
-		p.metrics.srsLoads.WithLabelValues(d.arena.name).Inc()
-		p.metrics.srsLoad.WithLabelValues(d.arena.name).Observe(took.Seconds())
-	}
-	if err := awaitEntry(ctx, g.entry); err != nil {
+		if g.loader {
+			t := time.Now()
+			pk, err := groth16.NewProvingKey(d.backend, st.params, st.shape.Counts())
+			took := time.Since(t)
+			part.t.KeyLoad = took
+			if err != nil {
+				d.arena.loaded(g.entry, nil, nil, took, err)
+				d.arena.release(g, true)
+				return nil, nil, err
+			}
+			d.arena.loaded(g.entry, pk, func() { pk.Close() }, took, nil)
+			p.metrics.srsLoads.WithLabelValues(d.arena.name).Inc()
+			p.metrics.srsLoad.WithLabelValues(d.arena.name).Observe(took.Seconds())
+		}
+		err = awaitEntry(ctx, g.entry)
+		if err == nil {
+			return g, g.entry.value.(*groth16.ProvingKey), nil
+		}
 		d.arena.release(g, true)
-		return nil, nil, err
+		if !loaderGaveUp(ctx, err) {
+			return nil, nil, err
+		}
 	}
-	return g, g.entry.value.(*groth16.ProvingKey), nil
 }

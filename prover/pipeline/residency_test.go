@@ -1,9 +1,17 @@
 package pipeline
 
 import (
+	"context"
+	"errors"
 	"testing"
 
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/snarkpipe/snarkpipe/prover"
+	"github.com/snarkpipe/snarkpipe/prover/backend"
+	"github.com/snarkpipe/snarkpipe/prover/groth16"
+	"github.com/snarkpipe/snarkpipe/prover/r1cs"
+	"github.com/snarkpipe/snarkpipe/prover/srs"
+	"github.com/snarkpipe/snarkpipe/prover/srs/srstest"
 )
 
 // With room for one resident circuit, a Critical job for a circuit that is not resident
@@ -48,5 +56,51 @@ func TestCriticalJobSwapsResidencyBeforeQueuedNormalWork(t *testing.T) {
 	s := p.Status()
 	if s.Host.Evictions < 2 || s.Host.PeakUsed > cfg.HostBudget {
 		t.Fatalf("host: %d evictions (want a evicted for b and b for a), peak %d of %d", s.Host.Evictions, s.Host.PeakUsed, cfg.HostBudget)
+	}
+}
+
+// gatedSource holds every parameter load until gate is closed.
+type gatedSource struct {
+	inner   ParamsSource
+	entered chan struct{}
+	gate    chan struct{}
+}
+
+func (g *gatedSource) Params(ctx context.Context, id prover.CircuitID, shape *r1cs.Shape) (*groth16.Params, error) {
+	select {
+	case g.entered <- struct{}{}:
+	default:
+	}
+	<-g.gate
+	return g.inner.Params(ctx, id, shape)
+}
+
+// Cancelling the job whose partition is loading a circuit fails neither the load nor the
+// other jobs waiting for that circuit.
+func TestCancelledLoaderDoesNotFailWaiters(t *testing.T) {
+	src := &gatedSource{inner: srs.Dev{Cache: srstest.Cache(t)}, entered: make(chan struct{}, 1), gate: make(chan struct{})}
+	p, err := New(testConfig(), Deps{Backends: []backend.Backend{newCPU(t)}, Params: src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Start()
+	defer p.Close()
+	a := submit(t, p, JobSpec{Priority: Normal, Circuits: []prover.Circuit{chain(90, 3)}})
+	<-src.entered
+	b := submit(t, p, JobSpec{Priority: Normal, Circuits: []prover.Circuit{chain(90, 4)}})
+	waitFor(t, "b admitted and waiting for the load", func() bool { return p.Status().Host.Grants == 2 })
+	a.Cancel()
+	if _, err := a.Await(context.Background()); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled job: %v", err)
+	}
+	close(src.gate)
+	res := await(t, b)
+	vk := devVK(t, chain(90, 3))
+	if err := vk.Verify(&res.Proofs[0], []fr.Element{chainOutput(90, 4)}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "idle", func() bool { return idle(p) })
+	if s := p.Status(); s.Host.Loads != 1 {
+		t.Fatalf("circuit loaded %d times", s.Host.Loads)
 	}
 }
