@@ -154,3 +154,34 @@ func TestVenusSectorsPoSt(t *testing.T) {
 		}
 	}
 }
+
+// TestVenusWindowPartitionIndex proves the two real sectors as partition 1 of a V1 Window
+// PoSt (challenge indices continue across partitions for V1_0_0): the proofs verify as
+// partition 1 and fail the challenge check as partition 0.
+func TestVenusWindowPartitionIndex(t *testing.T) {
+	info, _ := types.PoStProof(abi.RegisteredPoStProof_StackedDrgWindow2KiBV1)
+	randomness := make([]byte, 32)
+	randomness[0] = 9
+	pub := &sealer.PoStPublic{Proof: info, Randomness: randomness, Partition: 1}
+	var proofs []*vanilla.FallbackPoStSectorProof
+	for i, vs := range venusSectors(t) {
+		r, err := NewPoStReplica(info.SectorShape, vs.number, vs.commC, vs.replica)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := r.Vanilla(info, randomness, info.SectorsPerPartition+i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		proofs = append(proofs, p)
+		pub.Sectors = append(pub.Sectors, sealer.PoStSector{Number: vs.number, CommR: vs.commR})
+	}
+	if err := sealer.VerifyPoSt(pub, proofs); err != nil {
+		t.Fatalf("partition 1: %v", err)
+	}
+	pub.Partition = 0
+	err := sealer.VerifyPoSt(pub, proofs)
+	if ve, ok := sealer.AsVerifyError(err); !ok || ve.Check != sealer.CheckChallenge || ve.Partition != 0 {
+		t.Fatalf("as partition 0: got %v, want a challenge failure", err)
+	}
+}
