@@ -32,6 +32,10 @@ func run(ctx context.Context, args []string) error {
 			circuitinfoCmd,
 			proveCmd,
 			verifyCmd,
+			daemonCmd,
+			statusCmd,
+			configCmd,
+			authCmd,
 		},
 	}
 	return app.RunContext(ctx, args)

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/snarkpipe/snarkpipe/rpc"
+	"github.com/snarkpipe/snarkpipe/rpc/api"
+	"github.com/snarkpipe/snarkpipe/rpc/client"
+)
+
+var configCmd = &cli.Command{
+	Name:  "config",
+	Usage: "daemon configuration",
+	Subcommands: []*cli.Command{{
+		Name:  "default",
+		Usage: "print the default configuration, commented",
+		Action: func(c *cli.Context) error {
+			s, err := commentedDefault()
+			if err != nil {
+				return err
+			}
+			_, err = io.WriteString(c.App.Writer, s)
+			return err
+		},
+	}, {
+		Name:      "check",
+		Usage:     "validate a configuration file",
+		ArgsUsage: "FILE",
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return errors.New("config check takes one FILE")
+			}
+			cfg, err := loadDaemonConfig(c.Args().First())
+			if err != nil {
+				return err
+			}
+			if err := cfg.resolvePaths(); err != nil {
+				return err
+			}
+			if err := cfg.validate(); err != nil {
+				return err
+			}
+			fmt.Fprintln(c.App.Writer, "ok")
+			return nil
+		},
+	}},
+}
+
+var authCmd = &cli.Command{
+	Name:  "auth",
+	Usage: "API tokens",
+	Subcommands: []*cli.Command{{
+		Name:  "create-token",
+		Usage: "print a token (HS256 JWT) for the daemon's API",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "perm", Value: api.PermWrite, Usage: "read, write or admin (each includes the weaker ones)"},
+			&cli.StringFlag{Name: "config", Usage: "daemon configuration (for token_secret)"},
+		},
+		Action: func(c *cli.Context) error {
+			cfg, err := loadDaemonConfig(c.String("config"))
+			if err != nil {
+				return err
+			}
+			if err := cfg.resolvePaths(); err != nil {
+				return err
+			}
+			secret, err := loadSecret(cfg.TokenSecret)
+			if err != nil {
+				return err
+			}
+			tok, err := rpc.NewToken(secret, c.String("perm"))
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(c.App.Writer, tok)
+			return nil
+		},
+	}},
+}
+
+// daemonFlags locate a running daemon.
+var daemonFlags = []cli.Flag{
+	&cli.StringFlag{Name: "daemon", Value: "http://127.0.0.1:9820", Usage: "daemon API address"},
+	&cli.StringFlag{Name: "token", Usage: "API token (default: $SNARKPIPE_API_TOKEN)", EnvVars: []string{"SNARKPIPE_API_TOKEN"}},
+}
+
+func dialDaemon(c *cli.Context) (api.SnarkPipe, func(), error) {
+	return client.New(c.Context, c.String("daemon"), c.String("token"))
+}
+
+var statusCmd = &cli.Command{
+	Name:  "status",
+	Usage: "show a daemon's backend, proof types, queues, resident parameters and recent jobs",
+	Flags: append([]cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the raw status as JSON"}}, daemonFlags...),
+	Action: func(c *cli.Context) error {
+		cl, closer, err := dialDaemon(c)
+		if err != nil {
+			return err
+		}
+		defer closer()
+		ctx, cancel := context.WithTimeout(c.Context, 30*time.Second)
+		defer cancel()
+		st, err := cl.Status(ctx)
+		if err != nil {
+			return err
+		}
+		if c.Bool("json") {
+			enc := json.NewEncoder(c.App.Writer)
+			enc.SetIndent("", "  ")
+			return enc.Encode(st)
+		}
+		printStatus(c.App.Writer, st)
+		return nil
+	},
+}
+
+func printStatus(w io.Writer, st *api.Status) {
+	fmt.Fprintf(w, "snarkpipe %s, backend %s", st.Version, st.Backend)
+	if st.DevParams {
+		fmt.Fprint(w, ", DEV parameters (proofs not valid on chain)")
+	}
+	if st.Draining {
+		fmt.Fprint(w, ", draining")
+	}
+	fmt.Fprintln(w)
+	var served []string
+	for _, p := range st.ProofTypes {
+		if p.Servable {
+			served = append(served, p.Name)
+		}
+	}
+	fmt.Fprintf(w, "serves: %s\n", strings.Join(served, " "))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "\nqueue\tqueued\trunning\tdone\tfailed")
+	kinds := make([]string, 0, len(st.Queues))
+	for k := range st.Queues {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	for _, k := range kinds {
+		q := st.Queues[k]
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\n", k, q.Queued, q.Running, q.Done, q.Failed)
+	}
+	fmt.Fprintln(tw, "\nresident\twhere\tbytes\tpinned\tprovenance")
+	for _, r := range st.Resident {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%v\t%s\n", r.CircuitID, r.Where, r.Bytes, r.Pinned, r.Provenance)
+	}
+	fmt.Fprintln(tw, "\njob\tproof type\tstate\tpartitions\tqueue\tsynth\tprove\tverify\terror")
+	for _, j := range st.Recent {
+		var t api.StageTiming
+		for _, p := range j.Timings {
+			t.Queue, t.Synth, t.Prove, t.Verify = t.Queue+p.Queue, t.Synth+p.Synth, t.Prove+p.Prove, t.Verify+p.Verify
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", j.ID, j.ProofType, j.State, j.Partitions, secs(t.Queue), secs(t.Synth), secs(t.Prove), secs(t.Verify), j.Error)
+	}
+	tw.Flush()
+}
+
+

@@ -1,0 +1,287 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	logging "github.com/ipfs/go-log/v2"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/urfave/cli/v2"
+
+	"github.com/snarkpipe/snarkpipe/prover"
+	"github.com/snarkpipe/snarkpipe/prover/pipeline"
+	"github.com/snarkpipe/snarkpipe/prover/srs"
+	"github.com/snarkpipe/snarkpipe/rpc"
+	"github.com/snarkpipe/snarkpipe/sealer"
+	"github.com/snarkpipe/snarkpipe/types"
+)
+
+var log = logging.Logger("snarkpipe")
+
+var daemonCmd = &cli.Command{
+	Name:  "daemon",
+	Usage: "run the proving service (JSON-RPC API, /healthz and /metrics)",
+	Flags: []cli.Flag{
+		&cli.StringFlag{Name: "config", Usage: "TOML configuration (see `snarkpipe config default`)"},
+		&cli.BoolFlag{Name: "dev", Usage: "prove with dev parameters (made once, cached; proofs NOT valid on chain)"},
+		&cli.StringFlag{Name: "listen", Usage: "override listen (host:port; port 0 picks a free one)"},
+		&cli.StringFlag{Name: "backend", Usage: "override backend: auto, gpu or cpu"},
+		&cli.BoolFlag{Name: "demo", Usage: "embedded demo: dev parameters, listen on a free port, prove a built-in 2 KiB sector's C2, Winning and Window PoSt through the API and print the timings"},
+		&cli.BoolFlag{Name: "once", Usage: "with --demo: exit after the demo instead of serving"},
+	},
+	Action: func(c *cli.Context) error {
+		cfg, err := loadDaemonConfig(c.String("config"))
+		if err != nil {
+			return err
+		}
+		if c.Bool("demo") {
+			applyDemoDefaults(&cfg, c.IsSet("listen"))
+		}
+		if c.Bool("dev") {
+			cfg.Dev = true
+		}
+		if c.IsSet("listen") {
+			cfg.Listen = c.String("listen")
+		}
+		if c.IsSet("backend") {
+			cfg.Backend = c.String("backend")
+		}
+		if c.Bool("once") && !c.Bool("demo") {
+			return errors.New("--once only applies with --demo")
+		}
+		return runDaemon(c.Context, c.App.Writer, cfg, c.Bool("demo"), c.Bool("once"))
+	},
+}
+
+// daemon is a running service with its listeners.
+type daemon struct {
+	cfg        daemonConfig
+	pipe       *pipeline.Pipeline
+	svc        *sealer.Service
+	api        *http.Server
+	apiAddr    net.Addr
+	metrics    *http.Server
+	metricAddr net.Addr
+	secret     []byte
+	backend    string
+	draining   chan struct{}
+}
+
+// runDaemon starts the daemon, runs the demo when asked, serves until ctx ends (the first
+// signal) and shuts down gracefully; a second signal exits at once.
+func runDaemon(ctx context.Context, w io.Writer, cfg daemonConfig, demo, once bool) error {
+	if err := cfg.resolvePaths(); err != nil {
+		return err
+	}
+	if err := cfg.validate(); err != nil {
+		return err
+	}
+	if err := logging.SetLogLevel("*", cfg.LogLevel); err != nil {
+		return err
+	}
+	d, err := startDaemon(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "snarkpipe daemon: API http://%s%s, backend %s, %s parameters\n", d.apiAddr, "/rpc/v0", d.backend, provenanceKind(cfg))
+	if d.metricAddr != nil {
+		fmt.Fprintf(w, "  /healthz and /metrics on http://%s\n", d.metricAddr)
+	}
+	reportServable(w, d.svc)
+	if demo {
+		err := runDemo2KiB(ctx, w, "http://"+d.apiAddr.String(), d.secret)
+		if err != nil || once {
+			return errors.Join(err, d.shutdown(time.Duration(cfg.ShutdownTimeout)))
+		}
+	}
+	<-ctx.Done()
+	forced := make(chan os.Signal, 1)
+	signal.Notify(forced, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(forced)
+	go func() {
+		if _, ok := <-forced; ok {
+			fmt.Fprintln(os.Stderr, "snarkpipe: second signal, exiting without waiting for jobs")
+			os.Exit(2)
+		}
+	}()
+	fmt.Fprintf(w, "snarkpipe daemon: shutting down (running jobs get %v)\n", time.Duration(cfg.ShutdownTimeout))
+	return d.shutdown(time.Duration(cfg.ShutdownTimeout))
+}
+
+func provenanceKind(cfg daemonConfig) string {
+	if cfg.Dev {
+		return "dev (" + cfg.DevParamDir + ")"
+	}
+	return "official (" + cfg.ParamDir + ")"
+}
+
+// reportServable says which proof types this daemon can serve, and why not the others.
+func reportServable(w io.Writer, svc *sealer.Service) {
+	var yes []string
+	no := map[string][]string{}
+	for _, p := range svc.ProofTypes() {
+		if p.Servable {
+			yes = append(yes, p.Name)
+		} else {
+			no[p.Reason] = append(no[p.Reason], p.Name)
+		}
+	}
+	fmt.Fprintf(w, "  serves %d proof types: %s\n", len(yes), strings.Join(yes, " "))
+	for reason, names := range no {
+		fmt.Fprintf(w, "  not served (%s): %s\n", reason, strings.Join(names, " "))
+	}
+}
+
+// startDaemon builds backend, pipeline, service and listeners.
+func startDaemon(ctx context.Context, cfg daemonConfig) (*daemon, error) {
+	secret, err := loadSecret(cfg.TokenSecret)
+	if err != nil {
+		return nil, err
+	}
+	backends, desc, gpu, err := chooseBackends(cfg)
+	if err != nil {
+		return nil, err
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	var params pipeline.ParamsSource
+	servable, provenance := officialParams(cfg.ParamDir)
+	if cfg.Dev {
+		params = srs.Dev{Cache: srs.DirCache{Dir: cfg.DevParamDir}}
+		servable = nil
+		provenance = func(prover.CircuitID) string { return "dev (untrusted setup) " + cfg.DevParamDir }
+	} else {
+		params = srs.Files{Dir: cfg.ParamDir, Names: officialNames()}
+	}
+	pipe, err := pipeline.New(cfg.Pipeline, pipeline.Deps{Backends: backends, Params: params, Registerer: reg})
+	if err != nil {
+		return nil, err
+	}
+	pipe.Start()
+	svc, err := sealer.New(cfg.Sealer, sealer.Deps{
+		Prover: pipe, Backend: desc, GPU: gpu, DevParams: cfg.Dev, Provenance: provenance, Servable: servable,
+	})
+	if err != nil {
+		pipe.Close()
+		return nil, err
+	}
+	d := &daemon{cfg: cfg, pipe: pipe, svc: svc, secret: secret, backend: desc, draining: make(chan struct{})}
+	if err := d.listen(reg); err != nil {
+		pipe.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// listen opens the API listener and, when configured, the health/metrics listener.
+func (d *daemon) listen(reg *prometheus.Registry) error {
+	h, err := rpc.NewHandler(d.cfg.RPC, d.svc, d.secret)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", d.cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", d.cfg.Listen, err)
+	}
+	d.api, d.apiAddr = &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second}, ln.Addr()
+	go d.api.Serve(ln)
+	if d.cfg.MetricsListen == "" {
+		return nil
+	}
+	mln, err := net.Listen("tcp", d.cfg.MetricsListen)
+	if err != nil {
+		d.api.Close()
+		return fmt.Errorf("listen %s: %w", d.cfg.MetricsListen, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-d.draining:
+			http.Error(w, "draining", http.StatusServiceUnavailable)
+		default:
+			fmt.Fprintln(w, "ok")
+		}
+	})
+	d.metrics, d.metricAddr = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}, mln.Addr()
+	go d.metrics.Serve(mln)
+	return nil
+}
+
+// shutdown stops admitting jobs, lets running ones finish until the deadline (then
+// cancels them), closes the API listener after in-flight calls have answered, and stops
+// the pipeline and the metrics listener.
+func (d *daemon) shutdown(timeout time.Duration) error {
+	close(d.draining)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	drainErr := d.svc.Close(ctx)
+	if drainErr != nil {
+		log.Warnw("shutdown deadline reached; running jobs were cancelled", "error", drainErr)
+	}
+	// Callers waiting on jobs have their answers now; give them a moment to be written.
+	hctx, hcancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer hcancel()
+	apiErr := d.api.Shutdown(hctx)
+	if apiErr != nil {
+		d.api.Close()
+	}
+	pipeErr := d.pipe.Close()
+	if d.metrics != nil {
+		d.metrics.Close()
+	}
+	return errors.Join(apiErr, pipeErr)
+}
+
+// loadSecret reads (or creates) the token secret, making its directory if needed.
+func loadSecret(path string) ([]byte, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, err
+	}
+	return rpc.LoadOrCreateSecret(path)
+}
+
+// officialNames maps every provable circuit id to its official parameter file name.
+func officialNames() map[prover.CircuitID]string {
+	names := map[prover.CircuitID]string{}
+	for _, p := range types.SealProofs() {
+		if p.Provable {
+			names[prover.CircuitID(p.CircuitID)] = p.ParamFileName("params")
+		}
+	}
+	for _, p := range types.PoStProofs() {
+		names[prover.CircuitID(p.CircuitID)] = p.ParamFileName("params")
+	}
+	return names
+}
+
+// officialParams says whether a circuit's official file is present, and names it.
+func officialParams(dir string) (func(prover.CircuitID) error, func(prover.CircuitID) string) {
+	names := officialNames()
+	servable := func(id prover.CircuitID) error {
+		name, ok := names[id]
+		if !ok {
+			return fmt.Errorf("no official parameter file for %s", id)
+		}
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			return fmt.Errorf("missing %s in %s", name, dir)
+		}
+		return nil
+	}
+	provenance := func(id prover.CircuitID) string {
+		return "official " + filepath.Join(dir, names[id])
+	}
+	return servable, provenance
+}

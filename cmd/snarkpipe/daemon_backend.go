@@ -1,0 +1,52 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/snarkpipe/snarkpipe/cuda"
+	"github.com/snarkpipe/snarkpipe/prover/backend"
+	"github.com/snarkpipe/snarkpipe/prover/backend/cpu"
+	"github.com/snarkpipe/snarkpipe/prover/backend/gpu"
+)
+
+// chooseBackends applies the backend policy: gpu needs every configured GPU, cpu never
+// looks for one, auto uses the GPUs when the CUDA library and a device are present and
+// falls back to the CPU otherwise. It returns the backends, a description and whether
+// they are GPUs.
+func chooseBackends(cfg daemonConfig) ([]backend.Backend, string, bool, error) {
+	if cfg.Backend == "cpu" {
+		return cpuBackend()
+	}
+	ordinals := cfg.GPUs
+	if len(ordinals) == 0 {
+		ordinals = []int{0}
+	}
+	var out []backend.Backend
+	var names []string
+	for _, o := range ordinals {
+		be, err := gpu.New(gpu.Config{Device: o})
+		if err != nil {
+			for _, b := range out {
+				b.Close()
+			}
+			if cfg.Backend == "auto" && errors.Is(err, cuda.ErrNoCUDA) {
+				log.Infow("no GPU, using the CPU backend", "reason", err)
+				return cpuBackend()
+			}
+			return nil, "", false, fmt.Errorf("backend gpu: device %d: %w", o, err)
+		}
+		out = append(out, be)
+		names = append(names, fmt.Sprintf("gpu%d (%s)", o, be.Device().Name))
+	}
+	return out, "gpu: " + strings.Join(names, ", "), true, nil
+}
+
+func cpuBackend() ([]backend.Backend, string, bool, error) {
+	be, err := cpu.New(cpu.DefaultConfig())
+	if err != nil {
+		return nil, "", false, err
+	}
+	return []backend.Backend{be}, "cpu", false, nil
+}

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/snarkpipe/snarkpipe/prover/pipeline"
+	"github.com/snarkpipe/snarkpipe/rpc"
+	"github.com/snarkpipe/snarkpipe/sealer"
+)
+
+// envParamCache is upstream's variable for the official parameter directory; only cmd
+// reads it (libraries read no environment variables).
+const envParamCache = "FIL_PROOFS_PARAMETER_CACHE"
+
+// defaultParamDir is upstream's default parameter directory.
+const defaultParamDir = "/var/tmp/filecoin-proof-parameters"
+
+// daemonConfig is the daemon's TOML file: its own settings plus each package's section.
+type daemonConfig struct {
+	Listen          string          `toml:"listen"`
+	MetricsListen   string          `toml:"metrics_listen"`
+	ParamDir        string          `toml:"param_dir"`
+	DevParamDir     string          `toml:"dev_param_dir"`
+	Dev             bool            `toml:"dev"`
+	RecordingsDir   string          `toml:"recordings_dir"`
+	TokenSecret     string          `toml:"token_secret"`
+	Backend         string          `toml:"backend"`
+	GPUs            []int           `toml:"gpus"`
+	LogLevel        string          `toml:"log_level"`
+	ShutdownTimeout sealer.Duration `toml:"shutdown_timeout"`
+
+	Sealer   sealer.Config   `toml:"sealer"`
+	Pipeline pipeline.Config `toml:"pipeline"`
+	RPC      rpc.Config      `toml:"rpc"`
+}
+
+// configComments document the keys in `snarkpipe config default`.
+var configComments = map[string]string{
+	"listen":             "JSON-RPC API (http://HOST:PORT/rpc/v0, also WebSocket).",
+	"metrics_listen":     "/healthz and /metrics (Prometheus), on their own listener. Empty: off.",
+	"param_dir":          "Official parameter files. Empty: $FIL_PROOFS_PARAMETER_CACHE, else /var/tmp/filecoin-proof-parameters.",
+	"dev_param_dir":      "Dev (untrusted-setup) parameters, used only with dev = true. Empty: user cache dir/snarkpipe/dev-params.",
+	"dev":                "Prove with dev parameters made on first use. Proofs are NOT valid on chain.",
+	"recordings_dir":     "Recorded circuits (CSR matrices) and capacity hints. Empty: user cache dir/snarkpipe/recordings.",
+	"token_secret":       "HS256 secret for API tokens; created on first start. Empty: user config dir/snarkpipe/token-secret.",
+	"backend":            "auto (GPU if present, else CPU), gpu or cpu. Without a GPU, 32/64 GiB proofs are refused unless sealer.allow_large_on_cpu.",
+	"gpus":               "CUDA ordinals to use (empty: device 0).",
+	"log_level":          "debug, info, warn or error.",
+	"shutdown_timeout":   "On SIGINT/SIGTERM: stop admitting, let running jobs finish for this long, then cancel them. A second signal exits at once.",
+	"allow_large_on_cpu": "Accept 32/64 GiB proofs on the CPU backend (hours and ~50 GiB of memory each).",
+	"max_request_bytes":  "Largest request body; the default has headroom for a 64 GiB C1 output in base64.",
+}
+
+func defaultDaemonConfig() daemonConfig {
+	return daemonConfig{
+		Listen:          "127.0.0.1:9820",
+		MetricsListen:   "127.0.0.1:9821",
+		Backend:         "auto",
+		LogLevel:        "info",
+		ShutdownTimeout: sealer.Duration(5 * time.Minute),
+		Sealer:          sealer.DefaultConfig(),
+		Pipeline:        pipeline.DefaultConfig(),
+		RPC:             rpc.DefaultConfig(),
+	}
+}
+
+// validate checks the daemon's own keys and every section.
+func (c *daemonConfig) validate() error {
+	var errs []error
+	if c.Listen == "" {
+		errs = append(errs, errors.New("listen is empty"))
+	}
+	switch c.Backend {
+	case "auto", "gpu", "cpu":
+	default:
+		errs = append(errs, fmt.Errorf("backend %q: want auto, gpu or cpu", c.Backend))
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		errs = append(errs, fmt.Errorf("log_level %q: want debug, info, warn or error", c.LogLevel))
+	}
+	if c.ShutdownTimeout < 0 {
+		errs = append(errs, errors.New("shutdown_timeout is negative"))
+	}
+	for _, g := range c.GPUs {
+		if g < 0 {
+			errs = append(errs, fmt.Errorf("gpus: negative ordinal %d", g))
+		}
+	}
+	for name, err := range map[string]error{"sealer": c.Sealer.Validate(), "pipeline": c.Pipeline.Validate(), "rpc": c.RPC.Validate()} {
+		if err != nil {
+			errs = append(errs, fmt.Errorf("[%s] %w", name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// loadDaemonConfig reads a TOML file over the defaults; unknown keys are errors (a typo
+// must not silently leave a default in place).
+func loadDaemonConfig(path string) (daemonConfig, error) {
+	cfg := defaultDaemonConfig()
+	if path == "" {
+		return cfg, nil
+	}
+	md, err := toml.DecodeFile(path, &cfg)
+	if err != nil {
+		return cfg, fmt.Errorf("config %s: %w", path, err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		keys := make([]string, len(und))
+		for i, k := range und {
+			keys[i] = k.String()
+		}
+		return cfg, fmt.Errorf("config %s: unknown keys %s", path, strings.Join(keys, ", "))
+	}
+	return cfg, nil
+}
+
+// resolvePaths fills the empty directories with their defaults (environment read here).
+func (c *daemonConfig) resolvePaths() error {
+	if c.ParamDir == "" {
+		c.ParamDir = paramDirFromEnv()
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	if c.DevParamDir == "" {
+		c.DevParamDir = filepath.Join(cache, "snarkpipe", "dev-params")
+	}
+	if c.RecordingsDir == "" {
+		c.RecordingsDir = filepath.Join(cache, "snarkpipe", "recordings")
+	}
+	if c.TokenSecret == "" {
+		conf, err := os.UserConfigDir()
+		if err != nil {
+			conf = cache
+		}
+		c.TokenSecret = filepath.Join(conf, "snarkpipe", "token-secret")
+	}
+	if c.Pipeline.RecordingsDir == "" {
+		c.Pipeline.RecordingsDir = c.RecordingsDir
+	}
+	return nil
+}
+
+// paramDirFromEnv is upstream's rule: $FIL_PROOFS_PARAMETER_CACHE, else the default.
+func paramDirFromEnv() string {
+	if d := os.Getenv(envParamCache); d != "" {
+		return d
+	}
+	return defaultParamDir
+}
+
+// commentedDefault renders the default configuration with a comment above each
+// documented key.
+func commentedDefault() (string, error) {
+	var buf bytes.Buffer
+	buf.WriteString("# snarkpipe daemon configuration (snarkpipe daemon --config FILE).\n# Every key is optional; shown are the defaults.\n\n")
+	var body bytes.Buffer
+	if err := toml.NewEncoder(&body).Encode(defaultDaemonConfig()); err != nil {
+		return "", err
+	}
+	for _, line := range strings.Split(strings.TrimRight(body.String(), "\n"), "\n") {
+		key, _, ok := strings.Cut(strings.TrimSpace(line), " =")
+		if c, known := configComments[key]; ok && known {
+			buf.WriteString(strings.Repeat(" ", len(line)-len(strings.TrimLeft(line, " "))) + "# " + c + "\n")
+		}
+		buf.WriteString(line + "\n")
+	}
+	return buf.String(), nil
+}
