@@ -165,5 +165,3 @@ func printStatus(w io.Writer, st *api.Status) {
 	}
 	tw.Flush()
 }
-
-
