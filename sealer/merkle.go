@@ -26,6 +26,7 @@ func fail(check Check, where, format string, args ...any) *failure {
 type merkleTree struct {
 	depth vanilla.TreeDepth
 	sha   bool
+	memo  *nodeMemo // optional: shares arity-8 node hashes between the paths of one call
 }
 
 func treeD(s types.SectorShape) merkleTree {
@@ -104,6 +105,14 @@ func (t merkleTree) hashNode(children []vanilla.Domain, where string, height int
 	if t.sha {
 		return gadget.NodeHash((*[32]byte)(&children[0]), (*[32]byte)(&children[1])), nil
 	}
+	if t.memo != nil && len(children) == 8 {
+		return t.memo.hash8((*[8]vanilla.Domain)(children), where, height)
+	}
+	return poseidonNode(children, where, height)
+}
+
+// poseidonNode hashes a node's children with the Poseidon of their arity.
+func poseidonNode(children []vanilla.Domain, where string, height int) (vanilla.Domain, *failure) {
 	var in [8]fr.Element
 	for i := range children {
 		e, err := fr.LittleEndian.Element((*[32]byte)(&children[i]))

@@ -58,7 +58,9 @@ func VerifyC1(out *vanilla.SealCommitPhase1Output, sector *abi.SectorID) (*types
 	if err != nil {
 		return nil, porepErr(-1, -1, nil, fail(CheckShape, "graph", "%v", err))
 	}
-	v := &c1Verifier{info: info, graph: g, out: out, treeD: treeD(info.SectorShape), treeR: treeR(info.SectorShape)}
+	tr := treeR(info.SectorShape)
+	tr.memo = newNodeMemo()
+	v := &c1Verifier{info: info, graph: g, out: out, treeD: treeD(info.SectorShape), treeR: tr}
 	if err := v.preparePartitions(); err != nil {
 		return nil, err
 	}
