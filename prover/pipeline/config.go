@@ -30,6 +30,13 @@ type Config struct {
 	WorkersPerDevice int
 	// FinalizeWorkers verify and encode proofs.
 	FinalizeWorkers int
+	// MaxBatch > 1 lets a device worker prove up to that many synthesized partitions of
+	// one circuit (from any jobs) in one call, taking them only in priority order;
+	// MaxBatchWait is how long it waits for more when fewer are ready. 1: no batching (the
+	// default: the current backends prove a batch one circuit after the other, so batching
+	// only pays with a backend that shares work across circuits).
+	MaxBatch     int
+	MaxBatchWait time.Duration
 
 	// RecordingsDir keeps recorded circuits and capacity hints across restarts ("": in
 	// memory only). It must not be the official parameter directory.
@@ -55,6 +62,7 @@ func DefaultConfig() Config {
 		HandoffDepth:     2,
 		WorkersPerDevice: 2,
 		FinalizeWorkers:  2,
+		MaxBatch:         1,
 		IdempotencyTTL:   10 * time.Minute,
 		TraceEvents:      100_000,
 	}
@@ -74,6 +82,8 @@ func (c Config) Validate() error {
 	check(c.HandoffDepth >= 1, "HandoffDepth %d < 1", c.HandoffDepth)
 	check(c.WorkersPerDevice >= 1, "WorkersPerDevice %d < 1", c.WorkersPerDevice)
 	check(c.FinalizeWorkers >= 1, "FinalizeWorkers %d < 1", c.FinalizeWorkers)
+	check(c.MaxBatch >= 1, "MaxBatch %d < 1", c.MaxBatch)
+	check(c.MaxBatchWait >= 0, "MaxBatchWait %v < 0", c.MaxBatchWait)
 	check(c.IdempotencyTTL >= 0, "IdempotencyTTL %v < 0", c.IdempotencyTTL)
 	check(c.TraceEvents >= 0, "TraceEvents %d < 0", c.TraceEvents)
 	return errors.Join(errs...)

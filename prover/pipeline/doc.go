@@ -14,7 +14,15 @@
 //	  → finalize: verify against the verifying key, complete the partition
 //
 // A queued partition of a higher priority is always taken before any queued partition of
-// a lower one, at every stage; work already running is not interrupted.
+// a lower one, at every stage; work already running is not interrupted. A synthesis worker
+// that finds the hand-off full queues its partition at once and then waits, so it keeps
+// its place in that order.
+//
+// Cross-job batching (Config.MaxBatch > 1, off by default): a device worker proves the
+// partitions of one resident circuit that are next in the hand-off, from any jobs, in one
+// call, waiting up to MaxBatchWait for more; it never takes work out of order. The current
+// backends prove a batch circuit by circuit, so it pays only with a backend that shares
+// work across circuits.
 //
 // # Recordings and witness-only synthesis
 //

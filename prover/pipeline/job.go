@@ -82,6 +82,7 @@ type PartitionTiming struct {
 	Verify    time.Duration
 	Prover    groth16.Timings
 	Worker    string // device worker that proved it
+	Batch     int    // partitions proved together in one device call (cross-job batching)
 }
 
 // Await waits for the job (or ctx) and returns its proofs and timings. A failed job

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 )
 
 var errQueueClosed = errors.New("pipeline: queue closed")
@@ -86,6 +87,44 @@ func (q *pqueue) pop(ctx context.Context) (*partition, error) {
 			return nil, ctx.Err()
 		}
 	}
+}
+
+// popBatch removes up to n more partitions to prove together with head: partitions of
+// the same resident circuit that are next in priority order. It never takes anything
+// out of order: it stops at the first queued partition of another circuit. When fewer
+// than n are queued it waits up to wait for more (0: no wait).
+func (q *pqueue) popBatch(head *partition, n int, wait time.Duration) []*partition {
+	var out []*partition
+	deadline := time.Now().Add(wait)
+	for len(out) < n {
+		q.mu.Lock()
+		if len(q.items) > 0 {
+			top := q.items[0]
+			if top.state != head.state {
+				q.mu.Unlock()
+				return out
+			}
+			heap.Pop(&q.items)
+			q.signal()
+			q.mu.Unlock()
+			out = append(out, top)
+			continue
+		}
+		left := time.Until(deadline)
+		if q.closed || left <= 0 {
+			q.mu.Unlock()
+			return out
+		}
+		ch := q.changed
+		q.mu.Unlock()
+		timer := time.NewTimer(left)
+		select {
+		case <-ch:
+		case <-timer.C:
+		}
+		timer.Stop()
+	}
+	return out
 }
 
 func (q *pqueue) len() int {

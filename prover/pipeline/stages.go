@@ -135,43 +135,110 @@ func (s *deviceStage) run(name string) {
 		if err != nil {
 			return
 		}
-		if err := p.prove(name, s.dev, part); err != nil {
-			p.fail(part, err)
+		batch := []*partition{part}
+		if p.cfg.MaxBatch > 1 {
+			batch = append(batch, p.handoff.popBatch(part, p.cfg.MaxBatch-1, p.cfg.MaxBatchWait)...)
+		}
+		batch = p.dropCancelled(batch)
+		if len(batch) == 0 {
 			continue
 		}
-		p.finalq <- part
+		if err := p.prove(name, s.dev, batch); err != nil {
+			for _, part := range batch {
+				p.fail(part, err)
+			}
+			continue
+		}
+		for _, part := range batch {
+			p.finalq <- part
+		}
 	}
 }
 
-func (p *Pipeline) prove(worker string, d *device, part *partition) error {
-	ctx := part.job.ctx
-	if err := ctx.Err(); err != nil {
-		return err
+// dropCancelled fails the partitions whose job has ended and returns the others.
+func (p *Pipeline) dropCancelled(batch []*partition) []*partition {
+	live := batch[:0]
+	for _, part := range batch {
+		if err := part.job.ctx.Err(); err != nil {
+			p.fail(part, err)
+			continue
+		}
+		live = append(live, part)
 	}
-	part.t.Handoff = time.Since(part.t.SynthEnd)
-	t := time.Now()
-	g, pk, err := p.acquireDevice(ctx, d, part, part.hint.deviceWorkingSet())
-	part.t.Device = time.Since(t) - part.t.KeyLoad
+	return live
+}
+
+// batchContext ends when every partition's job has ended: a batch is not abandoned while
+// one of its jobs still wants its proof.
+func batchContext(batch []*partition) (context.Context, func()) {
+	if len(batch) == 1 {
+		return batch[0].job.ctx, func() {}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var mu sync.Mutex
+	live := len(batch)
+	stops := make([]func() bool, 0, len(batch))
+	for _, part := range batch {
+		stops = append(stops, context.AfterFunc(part.job.ctx, func() {
+			mu.Lock()
+			live--
+			if live == 0 {
+				cancel()
+			}
+			mu.Unlock()
+		}))
+	}
+	return ctx, func() {
+		for _, stop := range stops {
+			stop()
+		}
+		cancel()
+	}
+}
+
+// prove proves a batch of partitions of one resident circuit (usually one partition) on
+// device d, with one device reservation for all of them.
+func (p *Pipeline) prove(worker string, d *device, batch []*partition) error {
+	ctx, done := batchContext(batch)
+	defer done()
+	head := batch[0]
+	now := time.Now()
+	var ws int64
+	for _, part := range batch {
+		part.t.Handoff = now.Sub(part.t.SynthEnd)
+		ws += part.hint.deviceWorkingSet()
+	}
+	g, pk, err := p.acquireDevice(ctx, d, head, ws)
+	device := time.Since(now) - head.t.KeyLoad
 	if err != nil {
 		return err
 	}
 	defer d.arena.release(g, true)
-	st, sl := part.state, part.slot
+	st := head.state
+	as := make([]groth16.Assignment, len(batch))
 	nIn, rows := st.shape.NumInputs, st.shape.Rows()
-	as := groth16.Assignment{Inputs: sl.z[:nIn], Aux: sl.z[nIn:], A: sl.a[:rows], B: sl.b[:rows], C: sl.c[:rows]}
-	part.t.ProveStart = time.Now()
-	proof, tm, err := pk.Prove(&st.shape.Density, as, nil)
-	part.t.ProveEnd = time.Now()
+	for i, part := range batch {
+		sl := part.slot
+		as[i] = groth16.Assignment{Inputs: sl.z[:nIn], Aux: sl.z[nIn:], A: sl.a[:rows], B: sl.b[:rows], C: sl.c[:rows]}
+	}
+	start := time.Now()
+	proofs, tms, err := pk.ProveBatch(&st.shape.Density, as, nil)
+	end := time.Now()
 	if err != nil {
 		return err
 	}
-	part.t.Prove, part.t.Prover, part.t.Worker = part.t.ProveEnd.Sub(part.t.ProveStart), tm, worker
-	part.proof = proof
-	part.public = append(part.public[:0], sl.z[1:nIn]...)
-	part.vk = &st.params.VK
-	p.releaseHost(part, true)
-	p.trace.span("prove", worker, part.t.ProveStart, part.t.ProveEnd, part)
-	p.metrics.stage.WithLabelValues("prove").Observe(part.t.Prove.Seconds())
+	for i, part := range batch {
+		sl := part.slot
+		part.t.Device = device
+		part.t.ProveStart, part.t.ProveEnd = start, end
+		part.t.Prove, part.t.Prover, part.t.Worker, part.t.Batch = end.Sub(start), tms[i], worker, len(batch)
+		part.proof = proofs[i]
+		part.public = append(part.public[:0], sl.z[1:nIn]...)
+		part.vk = &st.params.VK
+		p.releaseHost(part, true)
+		p.trace.span("prove", worker, start, end, part)
+		p.metrics.stage.WithLabelValues("prove").Observe(part.t.Prove.Seconds())
+	}
 	return nil
 }
 
