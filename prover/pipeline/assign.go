@@ -40,6 +40,20 @@ func (w *assignCS) Enforce(string, *r1cs.LC, *r1cs.LC, *r1cs.LC) {}
 func (w *assignCS) Push(string)                                  {}
 func (w *assignCS) Pop()                                         {}
 
+// ErrCircuitPanicked reports a circuit (Synthesize or FillWitness) that panicked; the
+// panic is contained to its job.
+var ErrCircuitPanicked = errors.New("pipeline: circuit panicked")
+
+// contain runs f, turning a panic into ErrCircuitPanicked.
+func contain(id prover.CircuitID, f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: %s: %v", ErrCircuitPanicked, id, r)
+		}
+	}()
+	return f()
+}
+
 // fillAssignment writes c's full assignment z = inputs ‖ aux (len(z) = inputs + aux of the
 // recorded shape) through its WitnessFiller when it has one, by witness-only synthesis
 // otherwise.
@@ -47,10 +61,10 @@ func fillAssignment(c prover.Circuit, s *r1cs.Shape, z []fr.Element) error {
 	inputs, aux := z[:s.NumInputs], z[s.NumInputs:]
 	inputs[0] = r1cs.CoeffOne()
 	if f, ok := c.(prover.WitnessFiller); ok {
-		return f.FillWitness(inputs, aux)
+		return contain(c.ID(), func() error { return f.FillWitness(inputs, aux) })
 	}
 	w := &assignCS{inputs: inputs, aux: aux, nIn: 1}
-	if err := c.Synthesize(w); err != nil {
+	if err := contain(c.ID(), func() error { return c.Synthesize(w) }); err != nil {
 		return err
 	}
 	if w.nIn != s.NumInputs || w.nAux != s.NumAux {

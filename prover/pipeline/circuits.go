@@ -81,7 +81,7 @@ func (cs *circuits) prepare(ctx context.Context, c prover.Circuit) (Hint, error)
 func (cs *circuits) probe(c prover.Circuit) (Hint, error) {
 	id := c.ID()
 	k := newKeyCS()
-	if err := c.Synthesize(k); err != nil {
+	if err := contain(id, func() error { return c.Synthesize(k) }); err != nil {
 		return Hint{}, fmt.Errorf("pipeline: synthesizing %s: %w", id, err)
 	}
 	key := k.key()
@@ -144,7 +144,7 @@ func (cs *circuits) lookupOrRecord(c prover.Circuit, key srs.RecordingKey) (*r1c
 	}
 	rec := r1cs.NewRecorder(capacity)
 	k := newKeyCS()
-	if err := c.Synthesize(recordingCS{key: k, rec: rec}); err != nil {
+	if err := contain(id, func() error { return c.Synthesize(recordingCS{key: k, rec: rec}) }); err != nil {
 		return nil, fmt.Errorf("pipeline: recording %s: %w", id, err)
 	}
 	if got := k.key(); got != key {
