@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -183,4 +184,41 @@ func (*shifty) Synthesize(cs r1cs.ConstraintSystem) error {
 		cs.Alloc(fr.Element{})
 	}
 	return nil
+}
+
+// Capacity hints persist: a restarted pipeline refuses a job that cannot fit at
+// submission, before synthesizing anything.
+func TestPersistedHintsRefuseOversizeAfterRestart(t *testing.T) {
+	dir := t.TempDir()
+	c := chain(90, 3)
+	p1 := startRecPipeline(t, dir)
+	await(t, submit(t, p1.Pipeline, JobSpec{Priority: Normal, Circuits: []prover.Circuit{c}}))
+	p1.Close()
+
+	cfg := testConfig()
+	cfg.RecordingsDir = dir
+	cfg.HostBudget = 4096
+	p2, err := New(cfg, Deps{Backends: []backend.Backend{newCPU(t)}, Params: srs.Dev{Cache: srstest.Cache(t)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2.Start()
+	defer p2.Close()
+	probe := &countingCircuit{Circuit: c}
+	if _, err := p2.Submit(context.Background(), JobSpec{Priority: Normal, Circuits: []prover.Circuit{probe}}); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("oversize job after restart: %v", err)
+	}
+	if probe.calls != 0 {
+		t.Fatalf("refusal synthesized the circuit %d times", probe.calls)
+	}
+}
+
+type countingCircuit struct {
+	prover.Circuit
+	calls int
+}
+
+func (c *countingCircuit) Synthesize(cs r1cs.ConstraintSystem) error {
+	c.calls++
+	return c.Circuit.Synthesize(cs)
 }
