@@ -42,7 +42,7 @@ func checkSynthC1(t *testing.T, id abi.RegisteredSealProof) {
 
 func TestSynthC1Small(t *testing.T) {
 	for _, id := range []abi.RegisteredSealProof{
-		abi.RegisteredSealProof_StackedDrg2KiBV1, abi.RegisteredSealProof_StackedDrg2KiBV1_1,
+		abi.RegisteredSealProof_StackedDrg2KiBV1, abi.RegisteredSealProof_StackedDrg2KiBV1_1, abi.RegisteredSealProof_StackedDrg8MiBV1_1,
 		abi.RegisteredSealProof_StackedDrg512MiBV1, abi.RegisteredSealProof_StackedDrg512MiBV1_1,
 	} {
 		checkSynthC1(t, id)
