@@ -79,10 +79,11 @@ snarkpipe_status* snarkpipe_g2_batch_add(snarkpipe_ctx* ctx, const void* d_bases
                                          uint64_t n, void* h_out);
 
 /* NTT over Fr of size 2^lg_n in place; root is a primitive 2^lg_n-th root of unity
- * (Montgomery). dit = 0: natural-order input, bit-reversed output (decimation in
- * frequency); dit = 1: bit-reversed input, natural output (decimation in time). */
+ * (Montgomery). flags bit 0 (dit) = 0: natural-order input, bit-reversed output
+ * (decimation in frequency); 1: bit-reversed input, natural output (decimation in time).
+ * flags bits 8..15: log2 of the shared-memory tile (10 or 11; 0 = default), for tuning. */
 snarkpipe_status* snarkpipe_fr_ntt(snarkpipe_ctx* ctx, void* d_data, uint32_t lg_n, const void* h_root,
-                                   int32_t dit);
+                                   int32_t flags);
 /* x[p] *= c·g^i with i = p, or i = bitrev(p) when bitrev_index; h_g NULL means g = 1. */
 snarkpipe_status* snarkpipe_fr_scale(snarkpipe_ctx* ctx, void* d_data, uint32_t lg_n, const void* h_c,
                                      const void* h_g, int32_t bitrev_index);

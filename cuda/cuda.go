@@ -322,11 +322,16 @@ func (l *Lib) GenBases(c Ctx, g2 bool, dst DevPtr, n uint64, a unsafe.Pointer, l
 // NTT transforms 2^lgN elements in place (dit: bit-reversed in, natural out; else natural
 // in, bit-reversed out) with the given primitive root.
 func (l *Lib) NTT(c Ctx, data DevPtr, lgN uint32, root unsafe.Pointer, dit bool) error {
-	d := int32(0)
+	return l.NTTTile(c, data, lgN, root, dit, 0)
+}
+
+// NTTTile is NTT with the shared-memory tile size forced (log2 10 or 11; 0 = default).
+func (l *Lib) NTTTile(c Ctx, data DevPtr, lgN uint32, root unsafe.Pointer, dit bool, tileLog int) error {
+	flags := int32(tileLog&0xff) << 8
 	if dit {
-		d = 1
+		flags |= 1
 	}
-	return l.check("fr_ntt", l.frNTT(c, data, lgN, root, d))
+	return l.check("fr_ntt", l.frNTT(c, data, lgN, root, flags))
 }
 
 // Scale multiplies x[p] by k·g^i (i = p or bitrev(p)); g nil means 1.

@@ -20,10 +20,11 @@ F from_host(const void* p) {
 
 extern "C" {
 
-snarkpipe_status* snarkpipe_fr_ntt(snarkpipe_ctx* ctx, void* d_data, uint32_t lg_n, const void* h_root, int32_t dit) {
+snarkpipe_status* snarkpipe_fr_ntt(snarkpipe_ctx* ctx, void* d_data, uint32_t lg_n, const void* h_root, int32_t flags) {
   return guarded(ctx, [&] {
     if (!d_data || !h_root) invalid("nil argument");
-    ntt_run(static_cast<Fr*>(d_data), int(lg_n), from_host<Fr>(h_root), dit != 0, ctx->stream);
+    ntt_run(static_cast<Fr*>(d_data), int(lg_n), from_host<Fr>(h_root), (flags & 1) != 0, ctx->stream,
+            (flags >> 8) & 0xff);
   });
 }
 

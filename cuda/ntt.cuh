@@ -120,10 +120,14 @@ static __global__ void ntt_pass(Fr* __restrict__ data, int lg_n, int t, int lg_s
 }
 
 constexpr int kNttMaxStages = 10;  // per pass
-constexpr int kNttTileLog = 11;    // elements per block, at most
+constexpr int kNttTileLog = 11;    // default log2 of the elements per block, at most
 
-inline void ntt_run(Fr* data, int lg_n, const Fr& root, bool dit, cudaStream_t s) {
+// ntt_run: tile_log (10..11, 0 = default) bounds the elements one block holds in shared
+// memory: smaller tiles give more resident blocks, larger ones wider coalesced rows.
+inline void ntt_run(Fr* data, int lg_n, const Fr& root, bool dit, cudaStream_t s, int tile_log = 0) {
   if (lg_n < 0 || lg_n > 28) invalid("ntt: lg_n must be in [0, 28]");
+  if (tile_log == 0) tile_log = kNttTileLog;
+  if (tile_log < kNttMaxStages || tile_log > kNttTileLog) invalid("ntt: tile log must be 10 or 11");
   if (lg_n == 0) return;
   PowTablesBuf tables(root, lg_n, s);
   const int P = (lg_n + kNttMaxStages - 1) / kNttMaxStages;
@@ -140,7 +144,7 @@ inline void ntt_run(Fr* data, int lg_n, const Fr& root, bool dit, cudaStream_t s
   for (int i = 0; i < P; i++) {
     const int p = dit ? P - 1 - i : i;
     const int t = ts[p], lg_s = lgs[p];
-    int g_log = kNttTileLog - t;
+    int g_log = tile_log - t;
     if (g_log > lg_s) g_log = lg_s;
     const uint32_t tile = 1u << (t + g_log);
     const uint32_t threads = tile / 2 < 256 ? tile / 2 : 256;

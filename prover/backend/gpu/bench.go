@@ -26,6 +26,10 @@ type BenchConfig struct {
 	BatchLog             int
 	// Repeats is the number of timed runs per row (after one warm-up); the median is shown.
 	Repeats int
+	// WindowSweep adds rows for the largest random G1 MSM with these forced window widths.
+	WindowSweep []int
+	// NTTTileSweep adds rows for the largest forward NTT with these tile sizes (log2).
+	NTTTileSweep []int
 }
 
 // DefaultBenchConfig is the table: G1 2^20..2^27, G2 2^20..2^25, NTT 2^20..2^27,
@@ -269,6 +273,16 @@ func benchG1(w io.Writer, lib *cuda.Lib, ctx cuda.Ctx, cfg BenchConfig) error {
 			benchRow(w, v.name, lg, d)
 		}
 	}
+	for _, c := range cfg.WindowSweep {
+		d, err := benchTimer(cfg.Repeats, func() error {
+			_, _, err := lib.MSM(ctx, false, bases, random, ns, uint32(c), unsafe.Pointer(&wins[0]))
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		benchRow(w, fmt.Sprintf("g1_msm_random_c%d", c), cfg.G1MaxLog, d)
+	}
 	// Batch addition over 2^BatchLog bases, half the bits set.
 	rng := rand.New(rand.NewPCG(3, 4))
 	bm := make([]uint64, (uint64(1)<<cfg.BatchLog+63)/64)
@@ -360,6 +374,17 @@ func benchNTT(w io.Writer, lib *cuda.Lib, ctx cuda.Ctx, cfg BenchConfig) error {
 			return err
 		}
 		benchRow(w, "ntt_forward_rn", lg, d)
+	}
+	dom := fft.NewDomain(n, fft.WithoutPrecompute())
+	root := dom.Generator
+	for _, tile := range cfg.NTTTileSweep {
+		d, err := benchTimer(cfg.Repeats, func() error {
+			return lib.NTTTile(ctx, data, uint32(cfg.NTTMaxLog), unsafe.Pointer(&root), false, tile)
+		})
+		if err != nil {
+			return err
+		}
+		benchRow(w, fmt.Sprintf("ntt_forward_nr_tile%d", tile), cfg.NTTMaxLog, d)
 	}
 	return nil
 }

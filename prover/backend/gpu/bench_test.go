@@ -28,6 +28,8 @@ func TestBenchFull(t *testing.T) {
 	cfg.LibPath = b.lib.Path
 	cfg.G1MaxLog, cfg.G2MaxLog, cfg.NTTMaxLog = *gpuBenchG1, *gpuBenchG2, *gpuBenchNTT
 	cfg.BatchLog = min(cfg.BatchLog, cfg.G1MaxLog)
+	cfg.WindowSweep = []int{16, 18, 20, 22}
+	cfg.NTTTileSweep = []int{10, 11}
 	if err := Bench(os.Stdout, cfg); err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 )
 
 // deviceNTT copies v to the device, transforms it and copies it back.
-func deviceNTT(t *testing.T, b *Backend, v []fr.Element, root fr.Element, dit bool) {
+func deviceNTT(t *testing.T, b *Backend, v []fr.Element, root fr.Element, dit bool, tileLog int) {
 	t.Helper()
 	lg := uint32(0)
 	for 1<<lg < len(v) {
@@ -27,7 +27,7 @@ func deviceNTT(t *testing.T, b *Backend, v []fr.Element, root fr.Element, dit bo
 			return err
 		}
 		defer b.lib.Free(ctx, p)
-		if err := b.lib.NTT(ctx, p, lg, unsafe.Pointer(&root), dit); err != nil {
+		if err := b.lib.NTTTile(ctx, p, lg, unsafe.Pointer(&root), dit, tileLog); err != nil {
 			return err
 		}
 		return b.lib.Download(ctx, unsafe.Pointer(&v[0]), p, bytes)
@@ -48,18 +48,20 @@ func TestNTTMatchesGnark(t *testing.T) {
 		n := 1 << lg
 		d := fft.NewDomain(uint64(n))
 		for _, dit := range []bool{false, true} {
-			v := randScalars(rng, n)
-			want := slices_clone(v)
-			if dit {
-				d.FFT(want, fft.DIT) // bit-reversed in, natural out
-			} else {
-				d.FFT(want, fft.DIF) // natural in, bit-reversed out
-			}
-			deviceNTT(t, b, v, d.Generator, dit)
-			for i := range v {
-				if v[i] != want[i] {
-					t.Errorf("NTT 2^%d dit=%v: first mismatch at %d", lg, dit, i)
-					break
+			for _, tile := range []int{0, 10, 11} { // 0: the library's default
+				v := randScalars(rng, n)
+				want := slices_clone(v)
+				if dit {
+					d.FFT(want, fft.DIT) // bit-reversed in, natural out
+				} else {
+					d.FFT(want, fft.DIF) // natural in, bit-reversed out
+				}
+				deviceNTT(t, b, v, d.Generator, dit, tile)
+				for i := range v {
+					if v[i] != want[i] {
+						t.Errorf("NTT 2^%d dit=%v tile=%d: first mismatch at %d", lg, dit, tile, i)
+						break
+					}
 				}
 			}
 		}
