@@ -27,13 +27,13 @@ type Column struct {
 // Challenge is everything one challenged node contributes to the circuit (upstream
 // circuit::params::Proof).
 type Challenge struct {
-	Node       uint64 // the challenged node (labeling_proofs[0].node)
-	DataLeaf   fr.Element
-	CommDPath  Path // tree D, SHA-256
-	CommRLast  Path // tree R (replica node = label_L + data)
-	CommCPath  Path // tree C (column hash of the challenged node)
-	DrgParents [6]Column
-	ExpParents [8]Column
+	Node          uint64 // the challenged node (labeling_proofs[0].node)
+	DataLeaf      fr.Element
+	CommDPath     Path // tree D, SHA-256
+	CommRLastPath Path // tree R (replica node = label_L + data)
+	CommCPath     Path // tree C (column hash of the challenged node)
+	DrgParents    [6]Column
+	ExpParents    [8]Column
 }
 
 // Circuit is one partition of a StackedDrg proof (upstream StackedCircuit).
@@ -93,16 +93,16 @@ func (c *Circuit) synthesizeHeader(cs r1cs.ConstraintSystem) (header, error) {
 }
 
 // synthesizeChallenge is upstream circuit::params::Proof::synthesize.
-func (c *Circuit) synthesizeChallenge(cs r1cs.ConstraintSystem, ch *Challenge, rt header) error {
+func (c *Circuit) synthesizeChallenge(cs r1cs.ConstraintSystem, ch *Challenge, hd header) error {
 	dataLeaf := gadget.AllocNum(cs, ch.DataLeaf)
-	if err := inclusion(cs, treeDShape(), ch.CommDPath, dataLeaf, rt.commD); err != nil {
+	if err := inclusion(cs, treeDShape(), ch.CommDPath, dataLeaf, hd.commD); err != nil {
 		return fmt.Errorf("comm_d inclusion: %w", err)
 	}
-	drg, err := c.openColumns(cs, ch.DrgParents[:], rt.commC)
+	drg, err := c.openColumns(cs, ch.DrgParents[:], hd.commC)
 	if err != nil {
 		return fmt.Errorf("drg parents: %w", err)
 	}
-	exp, err := c.openColumns(cs, ch.ExpParents[:], rt.commC)
+	exp, err := c.openColumns(cs, ch.ExpParents[:], hd.commC)
 	if err != nil {
 		return fmt.Errorf("exp parents: %w", err)
 	}
@@ -110,19 +110,19 @@ func (c *Circuit) synthesizeChallenge(cs r1cs.ConstraintSystem, ch *Challenge, r
 	node.PackIntoInput(cs)
 	labels := make([]gadget.AllocatedNum, c.Layers)
 	for layer := 1; layer <= c.Layers; layer++ {
-		if labels[layer-1], err = labelCircuit(cs, rt.replicaIDBits, drg, exp, layer, node); err != nil {
+		if labels[layer-1], err = labelCircuit(cs, hd.replicaIDBits, drg, exp, layer, node); err != nil {
 			return fmt.Errorf("label of layer %d: %w", layer, err)
 		}
 	}
 	replica := gadget.Encode(cs, labels[c.Layers-1], dataLeaf)
-	if err := inclusion(cs, c.treeShape(), ch.CommRLast, replica, rt.commRLast); err != nil {
+	if err := inclusion(cs, c.treeShape(), ch.CommRLastPath, replica, hd.commRLast); err != nil {
 		return fmt.Errorf("comm_r_last inclusion: %w", err)
 	}
 	colHash, err := columnHash(cs, labels)
 	if err != nil {
 		return err
 	}
-	if err := inclusion(cs, c.treeShape(), ch.CommCPath, colHash, rt.commC); err != nil {
+	if err := inclusion(cs, c.treeShape(), ch.CommCPath, colHash, hd.commC); err != nil {
 		return fmt.Errorf("comm_c inclusion: %w", err)
 	}
 	return nil

@@ -88,7 +88,7 @@ func TestSealed2KiBTamperedFails(t *testing.T) {
 		"node":       func(c *Circuit) { c.Challenges[0].Node ^= 1 },
 		"comm_c":     func(c *Circuit) { c.CommC.Add(&c.CommC, &seven) },
 		"tree R path": func(c *Circuit) {
-			c.Challenges[0].CommRLast.Siblings[1][3].Add(&c.Challenges[0].CommRLast.Siblings[1][3], &seven)
+			c.Challenges[0].CommRLastPath.Siblings[1][3].Add(&c.Challenges[0].CommRLastPath.Siblings[1][3], &seven)
 		},
 	} {
 		if testing.Short() && (name == "comm_c" || name == "tree R path" || name == "node") {

@@ -26,7 +26,7 @@ func (c *Circuit) check() error {
 		if len(ch.CommDPath.Siblings) != c.treeDDepth() {
 			return fmt.Errorf("%w: challenge %d: comm_d path has %d levels, want %d", ErrConfig, i, len(ch.CommDPath.Siblings), c.treeDDepth())
 		}
-		for _, p := range []Path{ch.CommRLast, ch.CommCPath} {
+		for _, p := range []Path{ch.CommRLastPath, ch.CommCPath} {
 			if len(p.Siblings) != rDepth {
 				return fmt.Errorf("%w: challenge %d: tree R/C path has %d levels, want %d", ErrConfig, i, len(p.Siblings), rDepth)
 			}
@@ -56,7 +56,7 @@ func Blank(cfg Config) (*Circuit, error) {
 	for i := range c.Challenges {
 		ch := &c.Challenges[i]
 		ch.CommDPath = blankPath(dArities)
-		ch.CommRLast = blankPath(rArities)
+		ch.CommRLastPath = blankPath(rArities)
 		ch.CommCPath = blankPath(rArities)
 		for j := range ch.DrgParents {
 			ch.DrgParents[j] = Column{Rows: make([]fr.Element, cfg.Layers), Path: blankPath(rArities)}

@@ -67,7 +67,7 @@ func challengeFromVanilla(ch *Challenge, p *vanilla.StackedProof) error {
 	if ch.CommDPath, err = PathFromVanilla(&p.CommDProofs); err != nil {
 		return err
 	}
-	if ch.CommRLast, err = PathFromVanilla(&p.CommRLastProof); err != nil {
+	if ch.CommRLastPath, err = PathFromVanilla(&p.CommRLastProof); err != nil {
 		return err
 	}
 	if ch.CommCPath, err = PathFromVanilla(&p.ReplicaColumnProofs.CX.InclusionProof); err != nil {

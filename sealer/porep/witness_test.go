@@ -79,7 +79,7 @@ func randomize(c *Circuit, rng *rand.Rand) {
 		ch.Node = rng.Uint64N(c.Nodes)
 		el(&ch.DataLeaf)
 		path(&ch.CommDPath)
-		path(&ch.CommRLast)
+		path(&ch.CommRLastPath)
 		path(&ch.CommCPath)
 		for _, col := range append(ch.DrgParents[:], ch.ExpParents[:]...) {
 			for j := range col.Rows {
