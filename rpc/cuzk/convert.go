@@ -4,6 +4,9 @@ import (
 	"context"
 	"math"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
 	"github.com/filecoin-project/go-state-types/abi"
 
 	"github.com/snarkpipe/snarkpipe/rpc/cuzk/cuzkpb"
@@ -42,7 +45,10 @@ func submit(ctx context.Context, p Prover, req *cuzkpb.SubmitProofRequest) (seal
 		}
 		return p.SubmitWindowPoSt(ctx, preq)
 	case cuzkpb.ProofKind_SNAP_DEALS_UPDATE:
-		return "", statusError(&sealer.Error{Code: sealer.CodeUnsupported, Msg: "SnapDeals update proofs (ProveReplicaUpdate2) are not produced by snarkpipe yet"})
+		if _, err := replicaUpdateRequest(req); err != nil {
+			return "", err
+		}
+		return "", status.Error(codes.Unimplemented, "cuzk: SnapDeals proofs are served through Prove only (SubmitProof queues PoRep and PoSt)")
 	}
 	return "", invalidArgument("invalid proof_kind %d", req.GetProofKind())
 }
@@ -116,6 +122,35 @@ func postRequest(req *cuzkpb.SubmitProofRequest, kind types.PoStKind) (*sealer.P
 		VanillaProofs: req.GetVanillaProofs(),
 		Partition:     int(req.GetPartitionIndex()),
 		Key:           req.GetRequestId(),
+	}, nil
+}
+
+// replicaUpdateRequest checks a SnapDeals request: raw 32-byte commitments (Curio sends
+// commcid-decoded digests, not CIDs) and one vanilla proof per partition.
+func replicaUpdateRequest(req *cuzkpb.SubmitProofRequest) (*sealer.ReplicaUpdateRequest, error) {
+	rp := req.GetRegisteredProof()
+	if rp > math.MaxInt64 {
+		return nil, invalidArgument("registered_proof %d out of range", rp)
+	}
+	for _, c := range []struct {
+		name string
+		b    []byte
+	}{{"comm_r_old", req.GetCommROld()}, {"comm_r_new", req.GetCommRNew()}, {"comm_d_new", req.GetCommDNew()}} {
+		if len(c.b) != 32 {
+			return nil, invalidArgument("%s must be exactly 32 bytes, got %d", c.name, len(c.b))
+		}
+	}
+	if len(req.GetVanillaProofs()) == 0 {
+		return nil, invalidArgument("SnapDeals request without vanilla_proofs")
+	}
+	return &sealer.ReplicaUpdateRequest{
+		Sector:          abi.SectorID{Miner: abi.ActorID(req.GetMinerId()), Number: abi.SectorNumber(req.GetSectorNumber())},
+		UpdateProofType: abi.RegisteredUpdateProof(rp),
+		CommROld:        req.GetCommROld(),
+		CommRNew:        req.GetCommRNew(),
+		CommDNew:        req.GetCommDNew(),
+		VanillaProofs:   req.GetVanillaProofs(),
+		Key:             req.GetRequestId(),
 	}, nil
 }
 

@@ -9,9 +9,11 @@
 // GetStatus (Σ pending + in_progress) for back-pressure.
 //
 // Errors found before a job is admitted (malformed wrapper, unknown proof type, invalid
-// vanilla proof, unsupported kind such as SnapDeals) are gRPC status errors with a code
-// from the service's error code; a job that fails after admission answers FAILED with
-// its error message, as cuzk does.
+// vanilla proof, unsupported proof type) are gRPC status errors with a code from the
+// service's error code; a job that fails after admission answers FAILED with its error
+// message, as cuzk does. SnapDeals goes to the service's synchronous ProveReplicaUpdate2
+// through Prove (Curio's only call); until SnapDeals lands there it answers Unimplemented
+// with the service's message.
 //
 // Curio's client sends no credentials, so the listener is the access control
 // (config.go, listen.go): an owner-only unix socket by default, loopback TCP, or a TCP

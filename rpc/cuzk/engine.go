@@ -84,6 +84,9 @@ func (e *engine) Prove(ctx context.Context, req *cuzkpb.ProveRequest) (*cuzkpb.P
 	if req.GetSubmit() == nil {
 		return nil, invalidArgument("missing submit field")
 	}
+	if req.GetSubmit().GetProofKind() == cuzkpb.ProofKind_SNAP_DEALS_UPDATE {
+		return e.proveReplicaUpdate(ctx, req.GetSubmit())
+	}
 	jobID, id, err := e.submit(ctx, req.GetSubmit())
 	if err != nil {
 		return nil, err
@@ -93,6 +96,25 @@ func (e *engine) Prove(ctx context.Context, req *cuzkpb.ProveRequest) (*cuzkpb.P
 		return nil, err
 	}
 	return &cuzkpb.ProveResponse{Result: res}, nil
+}
+
+// proveReplicaUpdate serves SnapDeals synchronously. Refusals (including the service's
+// unsupported error while SnapDeals is not implemented) are gRPC status errors.
+func (e *engine) proveReplicaUpdate(ctx context.Context, req *cuzkpb.SubmitProofRequest) (*cuzkpb.ProveResponse, error) {
+	ureq, err := replicaUpdateRequest(req)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := e.svc.ProveReplicaUpdate2(ctx, ureq)
+	if err != nil {
+		return nil, statusError(err)
+	}
+	out := &cuzkpb.AwaitProofResponse{JobId: req.GetRequestId(), Status: cuzkpb.AwaitProofResponse_COMPLETED, Proof: resp.Proof}
+	if out.JobId == "" {
+		out.JobId = string(resp.Job.ID)
+	}
+	setTimings(out, &resp.Job)
+	return &cuzkpb.ProveResponse{Result: out}, nil
 }
 
 func (e *engine) await(ctx context.Context, jobID string, id sealer.JobID, timeout time.Duration) (*cuzkpb.AwaitProofResponse, error) {

@@ -63,7 +63,9 @@ func TestSubmitRefusals(t *testing.T) {
 	}{
 		{"no kind", &cuzkpb.SubmitProofRequest{}, codes.InvalidArgument, "invalid proof_kind 0"},
 		{"unknown kind", &cuzkpb.SubmitProofRequest{ProofKind: 9}, codes.InvalidArgument, "invalid proof_kind 9"},
-		{"snap deals", &cuzkpb.SubmitProofRequest{ProofKind: cuzkpb.ProofKind_SNAP_DEALS_UPDATE}, codes.Unimplemented, "SnapDeals"},
+		{"snap deals without commitments", &cuzkpb.SubmitProofRequest{ProofKind: cuzkpb.ProofKind_SNAP_DEALS_UPDATE}, codes.InvalidArgument, "comm_r_old must be exactly 32 bytes, got 0"},
+		{"snap deals with a CID for comm_d_new", edit(snapRequest(), func(r *cuzkpb.SubmitProofRequest) { r.CommDNew = make([]byte, 40) }), codes.InvalidArgument, "comm_d_new must be exactly 32 bytes, got 40"},
+		{"snap deals without vanilla", edit(snapRequest(), func(r *cuzkpb.SubmitProofRequest) { r.VanillaProofs = nil }), codes.InvalidArgument, "without vanilla_proofs"},
 		{"porep without payload", edit(porepRequest(t, "a", 1), func(r *cuzkpb.SubmitProofRequest) { r.VanillaProof = nil }), codes.InvalidArgument, "without vanilla_proof"},
 		{"porep raw C1 instead of wrapper", edit(porepRequest(t, "a", 1), func(r *cuzkpb.SubmitProofRequest) { r.VanillaProof = []byte(`{"registered_proof":"x"}`) }), codes.InvalidArgument, "vanilla_proof"},
 		{"porep wrapper not JSON", edit(porepRequest(t, "a", 1), func(r *cuzkpb.SubmitProofRequest) { r.VanillaProof = []byte{0xff, 0} }), codes.InvalidArgument, "vanilla_proof"},
@@ -90,7 +92,7 @@ func TestSubmitRefusals(t *testing.T) {
 			wantCode(t, err, tc.code, tc.msgHas)
 			_, err = e.Prove(context.Background(), &cuzkpb.ProveRequest{Submit: tc.req})
 			wantCode(t, err, tc.code, tc.msgHas)
-			if len(f.seals)+len(f.posts) != 0 {
+			if len(f.seals)+len(f.posts)+len(f.updates) != 0 {
 				t.Fatal("a refused request reached the service")
 			}
 		})
@@ -372,4 +374,37 @@ func TestCheckPeer(t *testing.T) {
 	}
 	_, err = s.checkPeer(context.Background(), nil, &grpc.UnaryServerInfo{}, h)
 	wantCode(t, err, codes.PermissionDenied, "allowlist")
+}
+
+func snapRequest() *cuzkpb.SubmitProofRequest {
+	return &cuzkpb.SubmitProofRequest{
+		RequestId: "snap-1000-5", ProofKind: cuzkpb.ProofKind_SNAP_DEALS_UPDATE, SectorSize: 2048,
+		RegisteredProof: uint64(abi.RegisteredUpdateProof_StackedDrg2KiBV1), Priority: cuzkpb.Priority_NORMAL,
+		VanillaProofs: [][]byte{{1, 2}}, SectorNumber: 5, MinerId: 1000,
+		CommROld: seq(32, 1), CommRNew: seq(32, 2), CommDNew: seq(32, 3),
+	}
+}
+
+// TestSnapDeals: SnapDeals goes to the service's ProveReplicaUpdate2 through Prove; its
+// typed unsupported error (SnapDeals is not implemented yet) is Unimplemented, and
+// SubmitProof says to use Prove.
+func TestSnapDeals(t *testing.T) {
+	f := newFakeProver()
+	e := testEngine(t, f)
+	ctx := context.Background()
+	res, err := e.Prove(ctx, &cuzkpb.ProveRequest{Submit: snapRequest()})
+	if err != nil || res.GetResult().GetStatus() != cuzkpb.AwaitProofResponse_COMPLETED || res.GetResult().GetJobId() != "snap-1000-5" {
+		t.Fatalf("%v %v", res, err)
+	}
+	u := f.updates[0]
+	if u.Sector != (abi.SectorID{Miner: 1000, Number: 5}) || u.UpdateProofType != abi.RegisteredUpdateProof_StackedDrg2KiBV1 ||
+		string(u.CommROld) != string(seq(32, 1)) || string(u.CommRNew) != string(seq(32, 2)) || string(u.CommDNew) != string(seq(32, 3)) || u.Key != "snap-1000-5" || len(u.VanillaProofs) != 1 {
+		t.Fatalf("service got %+v", u)
+	}
+	_, err = e.SubmitProof(ctx, snapRequest())
+	wantCode(t, err, codes.Unimplemented, "through Prove only")
+
+	f.reject = &sealer.Error{Code: sealer.CodeUnsupported, ProofType: "StackedDrg2KiBV1", Msg: "SnapDeals (ProveReplicaUpdate2) is not implemented yet"}
+	_, err = e.Prove(ctx, &cuzkpb.ProveRequest{Submit: snapRequest()})
+	wantCode(t, err, codes.Unimplemented, "(StackedDrg2KiBV1): SnapDeals (ProveReplicaUpdate2) is not implemented yet")
 }

@@ -21,6 +21,7 @@ type fakeProver struct {
 	keys    map[string]sealer.JobID
 	seals   []*sealer.SealCommit2Request
 	posts   []*sealer.PoStRequest
+	updates []*sealer.ReplicaUpdateRequest
 	hold    bool  // new jobs wait for release
 	fail    error // new jobs fail with this error after admission
 	reject  error // submissions are refused with this error
@@ -248,4 +249,14 @@ func (f *fakeProver) lastPoSt() *sealer.PoStRequest {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.posts[len(f.posts)-1]
+}
+
+func (f *fakeProver) ProveReplicaUpdate2(ctx context.Context, req *sealer.ReplicaUpdateRequest) (*sealer.ReplicaUpdateResponse, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.updates = append(f.updates, req)
+	if f.reject != nil {
+		return nil, f.reject
+	}
+	return &sealer.ReplicaUpdateResponse{Proof: fakeProof(1, req.CommRNew), Job: sealer.JobInfo{ID: "snap-1"}}, nil
 }

@@ -58,8 +58,8 @@ func verify(token string) ([]string, error) {
 	return nil, errors.New("signature is invalid")
 }
 
-func newTestServer(t *testing.T, f *fakeProver, cfg Config) *httptest.Server {
-	h, err := New(cfg, f, verify)
+func newTestServer(t *testing.T, p Prover, cfg Config) *httptest.Server {
+	h, err := New(cfg, p, verify)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,11 @@ func post(t *testing.T, url string, body []byte, header http.Header) (int, []byt
 }
 
 func lotusBody(t *testing.T, c1 []byte) []byte {
-	b, err := json.Marshal(&lotusParams{Sector: abi.SectorID{Miner: 1000, Number: 42}, ProofType: abi.RegisteredSealProof_StackedDrg2KiBV1_1, Commit1Out: c1})
+	return lotusBodyFor(t, abi.SectorID{Miner: 1000, Number: 42}, abi.RegisteredSealProof_StackedDrg2KiBV1_1, c1)
+}
+
+func lotusBodyFor(t *testing.T, sector abi.SectorID, pt abi.RegisteredSealProof, c1 []byte) []byte {
+	b, err := json.Marshal(&lotusParams{Sector: sector, ProofType: pt, Commit1Out: c1})
 	if err != nil {
 		t.Fatal(err)
 	}

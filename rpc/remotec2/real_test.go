@@ -1,0 +1,114 @@
+package remotec2
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/filecoin-project/go-state-types/abi"
+
+	"github.com/snarkpipe/snarkpipe/prover/backend"
+	"github.com/snarkpipe/snarkpipe/prover/backend/cpu"
+	"github.com/snarkpipe/snarkpipe/prover/groth16"
+	"github.com/snarkpipe/snarkpipe/prover/pipeline"
+	"github.com/snarkpipe/snarkpipe/prover/srs"
+	"github.com/snarkpipe/snarkpipe/prover/srs/srstest"
+	"github.com/snarkpipe/snarkpipe/sealer"
+	"github.com/snarkpipe/snarkpipe/sealer/porep"
+	"github.com/snarkpipe/snarkpipe/sealer/refseal"
+	"github.com/snarkpipe/snarkpipe/types"
+	"github.com/snarkpipe/snarkpipe/types/vanilla"
+)
+
+// TestRemoteCommit2RealService posts a 2 KiB sector's C1 output (reference sealer) the
+// way lotus does and verifies the returned proof bytes against the dev verifying key and
+// public inputs computed here; a C1 output of another sector gets a 400 naming the
+// failed check. Skipped with -short: a 2 KiB PoRep proof (2.7 M constraints) on the CPU.
+func TestRemoteCommit2RealService(t *testing.T) {
+	if testing.Short() {
+		t.Skip("proves a 2 KiB PoRep on the CPU: skipped with -short")
+	}
+	info, _ := types.SealProof(abi.RegisteredSealProof_StackedDrg2KiBV1_1)
+	data := make([]byte, info.SectorSize)
+	for i := range data {
+		data[i] = byte(i*31+3) & 0x3f
+	}
+	sid := abi.SectorID{Miner: 1000, Number: 42}
+	sector, err := refseal.Seal(info, sid, [32]byte{7, 7, 7}, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c1, err := sector.C1([32]byte{1, 9, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c1JSON := vanilla.EncodeC1(c1)
+
+	srv := newTestServer(t, newRealService(t), DefaultConfig())
+	start := time.Now()
+	status, body, _ := post(t, srv.URL+Path+"?token=w", lotusBodyFor(t, sid, info.ID, c1JSON), nil)
+	if status != http.StatusOK {
+		t.Fatalf("status %d: %s", status, body)
+	}
+	t.Logf("2 KiB C2 over HTTP in %v", time.Since(start))
+
+	public, err := porep.SealPublicInputs(info, c1.ReplicaID, c1.CommD, c1.CommR, c1.Seed, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blank, err := porep.Blank(porep.ConfigFor(info))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, params := srstest.DevParams(t, blank)
+	vk := params.VK
+	params.Close()
+	proofs, err := groth16.DecodeProofs(body)
+	if err != nil || len(proofs) != 1 {
+		t.Fatalf("%d proofs, %v", len(proofs), err)
+	}
+	if err := vk.Verify(&proofs[0], public); err != nil {
+		t.Fatalf("proof does not verify: %v", err)
+	}
+	wrong := append([]fr.Element(nil), public...)
+	wrong[0].SetUint64(5)
+	if vk.Verify(&proofs[0], wrong) == nil {
+		t.Fatal("proof verifies with a changed public input")
+	}
+
+	// The same C1 output claimed for another sector: replica_id does not match.
+	status, body, _ = post(t, srv.URL+Path+"?token=w", lotusBodyFor(t, abi.SectorID{Miner: 1000, Number: 43}, info.ID, c1JSON), nil)
+	if status != http.StatusBadRequest {
+		t.Fatalf("C1 of another sector: %d %s", status, body)
+	}
+	t.Logf("C1 of another sector: %d %s", status, body)
+}
+
+func newRealService(t *testing.T) *sealer.Service {
+	t.Helper()
+	be, err := cpu.New(cpu.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pcfg := pipeline.DefaultConfig()
+	pcfg.HostBudget, pcfg.DeviceBudget = 16<<30, 16<<30
+	pcfg.SynthesisWorkers = 1
+	p, err := pipeline.New(pcfg, pipeline.Deps{Backends: []backend.Backend{be}, Params: srs.Dev{Cache: srstest.Cache(t)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Start()
+	t.Cleanup(func() { p.Close() })
+	s, err := sealer.New(sealer.DefaultConfig(), sealer.Deps{Prover: p, Backend: "cpu", DevParams: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		_ = s.Close(ctx)
+	})
+	return s
+}
