@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/snarkpipe/snarkpipe/prover/groth16"
 	"github.com/snarkpipe/snarkpipe/prover/srs/srstest"
 )
 
@@ -42,9 +45,19 @@ func proveVerifyPoSt(t *testing.T, kind, proofID string, sectors int) {
 	dir := t.TempDir()
 	proof := filepath.Join(dir, kind+".proof")
 	ctx := context.Background()
-	if err := run(ctx, postArgs("prove", kind, proofID, postRandomness, sectors, "--cache", cache, "--out", proof)); err != nil {
+	vkPath := filepath.Join(dir, kind+".vk")
+	if err := run(ctx, postArgs("prove", kind, proofID, postRandomness, sectors, "--cache", cache, "--out", proof, "--vk-out", vkPath)); err != nil {
 		t.Fatal(err)
 	}
+	var vanillas []string
+	for i := range sectors {
+		vanillas = append(vanillas, filepath.Join(postFixtures, "venus-2KiB-post"+proofID+"-sector"+string(rune('0'+i))+".vproof"))
+	}
+	st, err := postStatement(kind, proofID, postRandomness, vanillas, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertEveryInputMatters(t, st, proof, vkPath)
 	if err := run(ctx, postArgs("verify", kind, proofID, postRandomness, sectors, "--cache", cache, "--proof", proof)); err != nil {
 		t.Fatalf("proof does not verify: %v", err)
 	}
@@ -72,6 +85,36 @@ func proveVerifyPoSt(t *testing.T, kind, proofID string, sectors int) {
 	}
 	if err := run(ctx, postArgs("verify", kind, proofID, postRandomness, sectors, "--cache", cache, "--proof", proof)); err == nil {
 		t.Error("corrupted proof verifies")
+	}
+}
+
+// assertEveryInputMatters verifies the proof against its public inputs, then against each
+// input changed by one: every change must make verification fail.
+func assertEveryInputMatters(t *testing.T, st *statement, proofPath, vkPath string) {
+	t.Helper()
+	vk, err := groth16.ReadVerifyingKeyFile(vkPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(proofPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proofs, err := groth16.DecodeProofs(b)
+	if err != nil || len(proofs) != 1 || len(st.inputs) != 1 {
+		t.Fatalf("%d proofs, %d partitions (%v)", len(proofs), len(st.inputs), err)
+	}
+	if err := vk.Verify(&proofs[0], st.inputs[0]); err != nil {
+		t.Fatal(err)
+	}
+	var one fr.Element
+	one.SetOne()
+	for i := range st.inputs[0] {
+		in := append([]fr.Element(nil), st.inputs[0]...)
+		in[i].Add(&in[i], &one)
+		if vk.Verify(&proofs[0], in) == nil {
+			t.Errorf("proof verifies with public input %d changed", i+1)
+		}
 	}
 }
 
@@ -108,6 +151,11 @@ func TestProveVerifyC22KiB(t *testing.T) {
 	if err := run(ctx, []string{"snarkpipe", "verify", "c2", "--c1", c1, "--vk", filepath.Join(dir, "c2.vk"), "--proof", proof}); err != nil {
 		t.Fatalf("proof does not verify: %v", err)
 	}
+	st, err := c2Statement(c1, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertEveryInputMatters(t, st, proof, filepath.Join(dir, "c2.vk"))
 	raw, err := os.ReadFile(c1)
 	if err != nil {
 		t.Fatal(err)
