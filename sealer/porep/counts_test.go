@@ -200,9 +200,11 @@ func (n *nnzCounter) Enforce(ann string, a, b, c *r1cs.LC) {
 	}
 }
 
-// TestCounts32GiBNonZeros reports the non-zero terms of A, B and C of the 32 GiB circuit,
-// to compare with cuzk's recorded nnz (A 309,405,051 / B 130,327,340 / C 282,656,500). It
-// pins nothing upstream confirms, so it only logs; needs -large.
+// TestCounts32GiBNonZeros pins the non-zero terms of A, B and C of the 32 GiB circuit to
+// cuzk's recorded nnz of the real circuit: A 309,405,051 / B 130,327,340 / C 282,656,500.
+// Counting rule: terms after canonicalization (merged, zero coefficients dropped), and A
+// includes bellperson's per-input rows (input_i in A): 309,404,723 circuit terms + 328.
+// Needs -large (several minutes).
 func TestCounts32GiBNonZeros(t *testing.T) {
 	if !*large || testing.Short() {
 		t.Skip("32 GiB nnz count: run with -large (and without -short)")
@@ -218,4 +220,7 @@ func TestCounts32GiBNonZeros(t *testing.T) {
 	in := cs.Counts().NumInputs
 	t.Logf("32 GiB nnz: circuit rows A %d, B %d, C %d; with the %d per-input rows (input_i in A): A %d",
 		cs.a, cs.b, cs.c, in, cs.a+in)
+	if cs.a+in != 309_405_051 || cs.b != 130_327_340 || cs.c != 282_656_500 {
+		t.Errorf("nnz A %d (with input rows) / B %d / C %d, cuzk recorded 309,405,051 / 130,327,340 / 282,656,500", cs.a+in, cs.b, cs.c)
+	}
 }
