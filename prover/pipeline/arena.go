@@ -79,6 +79,7 @@ type arena struct {
 
 	mu      sync.Mutex
 	used    int64 // entries + granted working sets + idle slots + bytes queued for freeing
+	freeing int64 // bytes queued for freeing, still in used
 	entries map[prover.CircuitID]*entry
 	idle    map[slotShape][]*slot
 	waiters []*waiter
@@ -213,7 +214,11 @@ func (a *arena) tryGrant(req request) (*grant, bool) {
 		}
 	}
 	if a.used+need > a.capacity {
-		a.reclaim(a.used+need-a.capacity, req.id, reuse)
+		// Bytes already on their way out count as coming back: evict only for the rest,
+		// or a request pumped again before the freer ran would evict twice.
+		if excess := a.used - a.freeing + need - a.capacity; excess > 0 {
+			a.reclaim(excess, req.id, reuse)
+		}
 		return nil, false
 	}
 	if reuse != nil {
@@ -282,6 +287,7 @@ func (a *arena) reclaim(excess int64, keepID prover.CircuitID, keepSlot *slot) {
 // freeSlot queues a slot's memory for release; its bytes stay counted until then.
 func (a *arena) freeSlot(s *slot) {
 	bytes := s.shape.bytes()
+	a.freeing += bytes
 	a.freer.submit(func() {
 		s.free()
 		a.stats.slotFreed(bytes)
@@ -297,6 +303,7 @@ func (a *arena) detach(e *entry) {
 	}
 	a.stats.evicted()
 	closeFn := e.close
+	a.freeing += e.bytes
 	a.freer.submit(func() {
 		if closeFn != nil {
 			closeFn()
@@ -309,6 +316,7 @@ func (a *arena) detach(e *entry) {
 func (a *arena) freed(bytes int64) {
 	a.mu.Lock()
 	a.used -= bytes
+	a.freeing -= bytes
 	a.pump()
 	a.mu.Unlock()
 }

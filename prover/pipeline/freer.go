@@ -20,12 +20,13 @@ func newFreer() *freer {
 	return f
 }
 
-// submit queues job. After close, jobs run synchronously so nothing leaks.
+// submit queues job. After close, each job runs on a goroutine of its own, so nothing
+// leaks and a caller holding a lock that the job takes does not deadlock.
 func (f *freer) submit(job func()) {
 	f.mu.Lock()
 	if f.closing {
 		f.mu.Unlock()
-		job()
+		go job()
 		return
 	}
 	f.jobs = append(f.jobs, job)
