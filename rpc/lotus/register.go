@@ -1,0 +1,59 @@
+package lotus
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// checkMinerVersion refuses a miner whose API is not 1.5.x.
+func checkMinerVersion(ctx context.Context, m *MinerClient) error {
+	v, err := m.Version(ctx)
+	if err != nil {
+		return fmt.Errorf("lotus: miner Version: %w", err)
+	}
+	if !v.APIVersion.SameMajorMinor(MinerAPIVersion) {
+		return fmt.Errorf("lotus: miner API version %s (%s), want %s.x", v.APIVersion, v.Version, MinerAPIVersion)
+	}
+	return nil
+}
+
+// register keeps the role registered until ctx ends: WorkerConnect(url), then the miner's
+// Session is polled every heartbeat and WorkerConnect repeated whenever it changes (the
+// miner restarted and forgot us) or a previous attempt failed. Unlike lotus-worker we do
+// not wait for running calls before registering again: our results are tracked on disk
+// and re-sent until a miner accepts them.
+func (w *roleWorker) register(ctx context.Context, url string) {
+	var known uuid.UUID
+	connected := false
+	for {
+		if cur, err := w.miner.Session(ctx); err != nil {
+			w.log.Warn("miner session check failed", "role", w.role, "err", err)
+		} else if cur != known || !connected {
+			if connected {
+				w.log.Warn("miner session changed, registering again", "role", w.role, "old", known, "new", cur)
+			}
+			known, connected = cur, w.connect(ctx, url)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-w.shutdown:
+			return
+		case <-time.After(w.cfg.HeartbeatInterval):
+		}
+	}
+}
+
+func (w *roleWorker) connect(ctx context.Context, url string) bool {
+	cctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if err := w.miner.WorkerConnect(cctx, url); err != nil {
+		w.log.Error("WorkerConnect failed, will retry", "role", w.role, "url", url, "err", err)
+		return false
+	}
+	w.log.Info("registered with the miner", "role", w.role, "url", url, "session", w.session)
+	return true
+}
