@@ -209,3 +209,49 @@ func writeVanillaFixture(t *testing.T, info *types.PoStProofInfo, proofs []*vani
 		}
 	}
 }
+
+// TestVenusWindowSecondPartition proves three sector slots with 2 KiB Window PoSt (two
+// per partition): sector 0, sector 1, and sector 0 again in slot 2, whose challenges
+// depend on its slot (V1 numbers challenges across the proof). Partition 1 holds slot 2
+// alone and is padded; both partitions must be satisfied with their own public inputs.
+func TestVenusWindowSecondPartition(t *testing.T) {
+	info, err := types.PoStProof(5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var proofs []*vanilla.FallbackPoStSectorProof
+	var pub []PublicSector
+	for slot, i := range []int{0, 1, 0} {
+		v := loadVenusSector(t, i)
+		ch, err := graph.PoStSectorChallenges(info, venusRandomness, v.id, slot)
+		if err != nil {
+			t.Fatal(err)
+		}
+		proofs = append(proofs, v.vanillaProof(ch))
+		pub = append(pub, PublicSector{ID: v.id, CommR: v.commR})
+	}
+	if n := Partitions(info, len(proofs)); n != 2 {
+		t.Fatalf("%d partitions, want 2", n)
+	}
+	for k := range 2 {
+		c, err := FromVanilla(info, proofs, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs := r1cs.NewChecker()
+		if err := c.Synthesize(cs); err != nil {
+			t.Fatal(err)
+		}
+		if err := cs.Err(); err != nil {
+			t.Fatalf("partition %d: %v", k, err)
+		}
+		want, err := PublicInputs(info, venusRandomness, pub, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		assertInputs(t, cs.Inputs(), want)
+	}
+	if _, err := PublicInputs(info, venusRandomness, pub, 2); err == nil {
+		t.Error("partition 2 of 3 sectors accepted")
+	}
+}
