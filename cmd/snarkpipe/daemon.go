@@ -24,6 +24,7 @@ import (
 	"github.com/snarkpipe/snarkpipe/prover/pipeline"
 	"github.com/snarkpipe/snarkpipe/prover/srs"
 	"github.com/snarkpipe/snarkpipe/rpc"
+	"github.com/snarkpipe/snarkpipe/rpc/cuzk"
 	"github.com/snarkpipe/snarkpipe/sealer"
 	"github.com/snarkpipe/snarkpipe/types"
 )
@@ -74,6 +75,7 @@ type daemon struct {
 	apiAddr    net.Addr
 	metrics    *http.Server
 	metricAddr net.Addr
+	cuzk       *cuzk.Server
 	secret     []byte
 	backend    string
 	draining   chan struct{}
@@ -99,6 +101,7 @@ func runDaemon(ctx context.Context, w io.Writer, cfg daemonConfig, demo, once bo
 	if d.metricAddr != nil {
 		fmt.Fprintf(w, "  /healthz and /metrics on http://%s\n", d.metricAddr)
 	}
+	reportCurio(w, cfg, d.apiAddr.String())
 	reportServable(w, d.svc)
 	if demo {
 		err := runDemo2KiB(ctx, w, "http://"+d.apiAddr.String(), d.secret)
@@ -191,8 +194,15 @@ func (d *daemon) listen(reg *prometheus.Registry) error {
 	if err != nil {
 		return err
 	}
+	if h, err = withRemoteC2(h, d.cfg.RemoteC2, d.svc, d.secret); err != nil {
+		return err
+	}
+	if d.cuzk, err = startCuzk(d.cfg.Cuzk, d.svc); err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", d.cfg.Listen)
 	if err != nil {
+		stopCuzk(d.cuzk)
 		return fmt.Errorf("listen %s: %w", d.cfg.Listen, err)
 	}
 	d.api, d.apiAddr = &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second}, ln.Addr()
@@ -203,6 +213,7 @@ func (d *daemon) listen(reg *prometheus.Registry) error {
 	mln, err := net.Listen("tcp", d.cfg.MetricsListen)
 	if err != nil {
 		d.api.Close()
+		stopCuzk(d.cuzk)
 		return fmt.Errorf("listen %s: %w", d.cfg.MetricsListen, err)
 	}
 	mux := http.NewServeMux()
@@ -234,6 +245,7 @@ func (d *daemon) shutdown(timeout time.Duration) error {
 	// Callers waiting on jobs have their answers now; give them a moment to be written.
 	hctx, hcancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer hcancel()
+	stopCuzk(d.cuzk)
 	apiErr := d.api.Shutdown(hctx)
 	if apiErr != nil {
 		d.api.Close()

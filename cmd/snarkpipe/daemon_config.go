@@ -13,6 +13,8 @@ import (
 
 	"github.com/snarkpipe/snarkpipe/prover/pipeline"
 	"github.com/snarkpipe/snarkpipe/rpc"
+	"github.com/snarkpipe/snarkpipe/rpc/cuzk"
+	"github.com/snarkpipe/snarkpipe/rpc/remotec2"
 	"github.com/snarkpipe/snarkpipe/sealer"
 )
 
@@ -40,6 +42,8 @@ type daemonConfig struct {
 	Sealer   sealer.Config   `toml:"sealer"`
 	Pipeline pipeline.Config `toml:"pipeline"`
 	RPC      rpc.Config      `toml:"rpc"`
+	Cuzk     cuzk.Config     `toml:"cuzk"`
+	RemoteC2 remotec2.Config `toml:"remote_c2"`
 }
 
 // configComments document the keys in `snarkpipe config default`.
@@ -57,6 +61,11 @@ var configComments = map[string]string{
 	"shutdown_timeout":   "On SIGINT/SIGTERM: stop admitting, let running jobs finish for this long, then cancel them. A second signal exits at once.",
 	"allow_large_on_cpu": "Accept 32/64 GiB proofs on the CPU backend (hours and ~50 GiB of memory each).",
 	"max_request_bytes":  "Largest request body; the default has headroom for a 64 GiB C1 output in base64.",
+	"address":            "[cuzk] Curio's gRPC endpoint, when enabled: unix:///path or host:port (non-loopback needs allow). Put the same value in Curio's [Cuzk] Address.",
+	"socket_mode":        "[cuzk] Unix socket file mode (decimal in TOML; 384 = 0600, owner only). Curio sends no credentials.",
+	"allow":              "[cuzk] Peers (IPs or CIDR prefixes) allowed besides loopback on a TCP address.",
+	"max_message_bytes":  "[cuzk] gRPC message limit both ways, at least 256 MiB (Curio's).",
+	"max_body_bytes":     "[remote_c2] Largest lotus RemoteCommit2 body (POST <api>/remote/commit2?token=<write token>).",
 }
 
 func defaultDaemonConfig() daemonConfig {
@@ -69,6 +78,8 @@ func defaultDaemonConfig() daemonConfig {
 		Sealer:          sealer.DefaultConfig(),
 		Pipeline:        pipeline.DefaultConfig(),
 		RPC:             rpc.DefaultConfig(),
+		Cuzk:            cuzk.DefaultConfig(),
+		RemoteC2:        remotec2.DefaultConfig(),
 	}
 }
 
@@ -96,7 +107,7 @@ func (c *daemonConfig) validate() error {
 			errs = append(errs, fmt.Errorf("gpus: negative ordinal %d", g))
 		}
 	}
-	for name, err := range map[string]error{"sealer": c.Sealer.Validate(), "pipeline": c.Pipeline.Validate(), "rpc": c.RPC.Validate()} {
+	for name, err := range map[string]error{"sealer": c.Sealer.Validate(), "pipeline": c.Pipeline.Validate(), "rpc": c.RPC.Validate(), "cuzk": c.Cuzk.Validate(), "remote_c2": c.RemoteC2.Validate()} {
 		if err != nil {
 			errs = append(errs, fmt.Errorf("[%s] %w", name, err))
 		}

@@ -24,9 +24,9 @@ const maxMessageBytes = 1<<31 - 1
 type Config struct {
 	// Enabled starts the endpoint in the daemon.
 	Enabled bool `toml:"enabled"`
-	// Listen is "unix:///path/to.sock" (or "unix:/path") or "host:port". Curio's
-	// [Cuzk] Address takes the same forms.
-	Listen string `toml:"listen"`
+	// Listen is "unix:///path/to.sock" (or "unix:/path") or "host:port", the value to
+	// put in Curio's [Cuzk] Address (TOML key "address", as there).
+	Listen string `toml:"address"`
 	// SocketMode is the unix socket's file mode (default 0600: only the daemon's user).
 	SocketMode os.FileMode `toml:"socket_mode"`
 	// Allow lists the peers (IP addresses or CIDR prefixes) allowed to connect over
@@ -78,7 +78,7 @@ type endpoint struct {
 func (c Config) endpoint() (endpoint, error) {
 	if path, ok := unixPath(c.Listen); ok {
 		if path == "" {
-			return endpoint{}, fmt.Errorf("cuzk: listen %q: empty socket path", c.Listen)
+			return endpoint{}, fmt.Errorf("cuzk: address %q: empty socket path", c.Listen)
 		}
 		if len(c.Allow) > 0 {
 			return endpoint{}, errors.New("cuzk: allow applies to TCP listeners only; a unix socket is guarded by its file mode")
@@ -87,14 +87,14 @@ func (c Config) endpoint() (endpoint, error) {
 	}
 	host, _, err := net.SplitHostPort(c.Listen)
 	if err != nil {
-		return endpoint{}, fmt.Errorf("cuzk: listen %q: want unix:///path or host:port: %v", c.Listen, err)
+		return endpoint{}, fmt.Errorf("cuzk: address %q: want unix:///path or host:port: %v", c.Listen, err)
 	}
 	allow, err := parseAllow(c.Allow)
 	if err != nil {
 		return endpoint{}, err
 	}
 	if !isLoopbackHost(host) && len(allow) == 0 {
-		return endpoint{}, fmt.Errorf("cuzk: listen %q is not loopback: Curio's client sends no credentials, so list the allowed peers in allow", c.Listen)
+		return endpoint{}, fmt.Errorf("cuzk: address %q is not loopback: Curio's client sends no credentials, so list the allowed peers in allow", c.Listen)
 	}
 	return endpoint{network: "tcp", address: c.Listen, allow: allow}, nil
 }
