@@ -239,6 +239,7 @@ func (p *Pipeline) acquireHost(ctx context.Context, part *partition) error {
 			st, err := p.loadHost(context.WithoutCancel(ctx), part.circuit, h)
 			took := time.Since(t)
 			part.t.HostLoad = took
+			p.trace.span("load circuit", part.worker, t, t.Add(took), part)
 			if err != nil {
 				p.host.loaded(g.entry, nil, nil, took, err)
 				return err
@@ -273,6 +274,7 @@ func (p *Pipeline) acquireDevice(ctx context.Context, d *device, part *partition
 			pk, err := groth16.NewProvingKey(d.backend, st.params, st.shape.Counts())
 			took := time.Since(t)
 			part.t.KeyLoad = took
+			p.trace.span("load proving key", part.worker, t, t.Add(took), part)
 			if err != nil {
 				d.arena.loaded(g.entry, nil, nil, took, err)
 				d.arena.release(g, true)

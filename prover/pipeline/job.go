@@ -167,7 +167,8 @@ type partition struct {
 	circuit prover.Circuit
 	seq     uint64 // job.seq<<20 | index: FIFO order among equal priorities
 
-	heapIndex int // position in the queue holding it, -1 when in none
+	heapIndex int    // position in the queue holding it, -1 when in none
+	worker    string // the worker handling it now (timeline track)
 
 	hint   Hint
 	host   *grant

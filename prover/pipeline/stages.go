@@ -54,14 +54,19 @@ func (p *Pipeline) synthesize(worker string, part *partition) error {
 	ctx := part.job.ctx
 	start := time.Now()
 	part.t.SynthStart = start
+	part.worker = worker
 	h, err := p.circuits.prepare(ctx, part.circuit)
 	part.t.Prepare = time.Since(start)
 	if err != nil {
 		return err
 	}
 	part.hint = h
+	admit := time.Now()
 	if err := p.acquireHost(ctx, part); err != nil {
 		return err
+	}
+	if part.t.Admission > time.Millisecond { // waits worth seeing on the timeline
+		p.trace.span("wait host memory", worker, admit, admit.Add(part.t.Admission), part)
 	}
 	shape := h.slot()
 	sl, err := p.host.allocSlot(part.host, shape)
@@ -202,6 +207,7 @@ func (p *Pipeline) prove(worker string, d *device, batch []*partition) error {
 	ctx, done := batchContext(batch)
 	defer done()
 	head := batch[0]
+	head.worker = worker
 	now := time.Now()
 	var ws int64
 	for _, part := range batch {
