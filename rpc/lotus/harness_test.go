@@ -1,0 +1,458 @@
+package lotus_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/filecoin-project/go-jsonrpc"
+	"github.com/filecoin-project/go-jsonrpc/auth"
+	"github.com/filecoin-project/go-state-types/abi"
+	"github.com/filecoin-project/go-state-types/proof"
+	"github.com/filecoin-project/lotus/storage/sealer/sealtasks"
+	"github.com/filecoin-project/lotus/storage/sealer/storiface"
+	"github.com/google/uuid"
+
+	"github.com/snarkpipe/snarkpipe/rpc/lotus"
+	"github.com/snarkpipe/snarkpipe/sealer"
+)
+
+// Tokens of the test miner: what it calls workers with, and what workers call it with.
+const (
+	minerToken  = "miner-admin-token"
+	readToken   = "miner-read-token"
+	workerToken = "worker-token-for-the-miner"
+)
+
+// workerClient is the miner's view of a worker: the lotus api.Worker methods by their
+// lotus names, filled by go-jsonrpc (namespace Filecoin), as lotus' NewWorkerRPCV0 does.
+type workerClient struct {
+	Version             func(ctx context.Context) (lotus.Version, error)
+	Session             func(ctx context.Context) (uuid.UUID, error)
+	ProcessSession      func(ctx context.Context) (uuid.UUID, error)
+	Info                func(ctx context.Context) (storiface.WorkerInfo, error)
+	TaskTypes           func(ctx context.Context) (map[sealtasks.TaskType]struct{}, error)
+	Paths               func(ctx context.Context) ([]storiface.StoragePath, error)
+	Enabled             func(ctx context.Context) (bool, error)
+	SetEnabled          func(ctx context.Context, enabled bool) error
+	TaskEnable          func(ctx context.Context, tt sealtasks.TaskType) error
+	TaskDisable         func(ctx context.Context, tt sealtasks.TaskType) error
+	StorageLocal        func(ctx context.Context) (map[storiface.ID]string, error)
+	WaitQuiet           func(ctx context.Context) error
+	Shutdown            func(ctx context.Context) error
+	SealCommit2         func(ctx context.Context, sector storiface.SectorRef, c1o storiface.Commit1Out) (storiface.CallID, error)
+	GenerateWindowPoSt  func(ctx context.Context, ppt abi.RegisteredPoStProof, mid abi.ActorID, sectors []storiface.PostSectorChallenge, partitionIdx int, randomness abi.PoStRandomness) (storiface.WindowPoStResult, error)
+	GenerateWinningPoSt func(ctx context.Context, ppt abi.RegisteredPoStProof, mid abi.ActorID, sectors []storiface.PostSectorChallenge, randomness abi.PoStRandomness) ([]proof.PoStProof, error)
+}
+
+func dialWorker(t testing.TB, url, token string) *workerClient {
+	t.Helper()
+	var c workerClient
+	h := http.Header{}
+	if token != "" {
+		h.Set("Authorization", "Bearer "+token)
+	}
+	closer, err := jsonrpc.NewMergeClient(context.Background(), url, "Filecoin", []any{&c}, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(closer)
+	return &c
+}
+
+// returned is one ReturnSealCommit2 the test miner received.
+type returned struct {
+	ID    storiface.CallID
+	Proof []byte
+	Err   *storiface.CallError
+}
+
+// testMiner is a lotus-miner endpoint: Version, Session, WorkerConnect (which dials the
+// worker back and checks Version, Session, Info and TaskTypes as lotus' AddWorker does),
+// AuthVerify, ReturnSealCommit2 and StorageFindSector.
+type testMiner struct {
+	t   testing.TB
+	srv *httptest.Server
+
+	mu       sync.Mutex
+	session  uuid.UUID
+	workers  map[string]*workerClient // by URL
+	results  map[storiface.CallID]returned
+	dups     int
+	failNext int // ReturnSealCommit2 calls to refuse before accepting
+	stores   map[abi.SectorNumber][]storiface.SectorStorageInfo
+	rawBody  [][]byte // raw ReturnSealCommit2 request bodies
+
+	connected map[string]int // WorkerConnect calls per URL
+	returns   chan returned
+}
+
+func newTestMiner(t testing.TB) *testMiner {
+	m := &testMiner{
+		t: t, session: uuid.New(), workers: map[string]*workerClient{}, results: map[storiface.CallID]returned{},
+		stores: map[abi.SectorNumber][]storiface.SectorStorageInfo{}, connected: map[string]int{}, returns: make(chan returned, 64),
+	}
+	rpc := jsonrpc.NewServer()
+	rpc.Register("Filecoin", &testMinerAPI{m: m})
+	m.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+workerToken {
+			http.Error(w, "bad token", http.StatusUnauthorized)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		if bytes.Contains(body, []byte(`"Filecoin.ReturnSealCommit2"`)) {
+			m.mu.Lock()
+			m.rawBody = append(m.rawBody, body)
+			m.mu.Unlock()
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		rpc.ServeHTTP(w, r)
+	}))
+	t.Cleanup(m.srv.Close)
+	return m
+}
+
+func (m *testMiner) apiInfo() lotus.APIInfo {
+	return lotus.APIInfo{Token: workerToken, URL: m.srv.URL + "/rpc/v0"}
+}
+
+func (m *testMiner) client(t testing.TB) *lotus.MinerClient {
+	c, closer, err := lotus.DialMiner(context.Background(), m.apiInfo())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(closer)
+	return c
+}
+
+func (m *testMiner) worker(url string) *workerClient {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.workers[url]
+}
+
+func (m *testMiner) setSession(u uuid.UUID) {
+	m.mu.Lock()
+	m.session = u
+	m.mu.Unlock()
+}
+
+// waitConnect waits until url has been connected n times in all.
+func (m *testMiner) waitConnect(t testing.TB, url string) { m.waitConnects(t, url, 1) }
+
+func (m *testMiner) waitConnects(t testing.TB, url string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for m.connectCount(url) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("WorkerConnect(%s) seen %d times, want %d", url, m.connectCount(url), n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func (m *testMiner) connectCount(url string) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.connected[url]
+}
+
+func (m *testMiner) waitReturn(t testing.TB, d time.Duration) returned {
+	t.Helper()
+	select {
+	case r := <-m.returns:
+		return r
+	case <-time.After(d):
+		t.Fatal("no ReturnSealCommit2 received")
+	}
+	return returned{}
+}
+
+func (m *testMiner) expectNoReturn(t testing.TB, d time.Duration) {
+	t.Helper()
+	select {
+	case r := <-m.returns:
+		t.Fatalf("unexpected ReturnSealCommit2 %+v", r)
+	case <-time.After(d):
+	}
+}
+
+type testMinerAPI struct{ m *testMiner }
+
+func (a *testMinerAPI) Version(context.Context) (lotus.APIVersion, error) {
+	return lotus.APIVersion{Version: "1.36.3+test", APIVersion: lotus.MinerAPIVersion, BlockDelay: 30}, nil
+}
+
+func (a *testMinerAPI) Session(context.Context) (uuid.UUID, error) {
+	a.m.mu.Lock()
+	defer a.m.mu.Unlock()
+	return a.m.session, nil
+}
+
+func (a *testMinerAPI) AuthVerify(_ context.Context, token string) ([]auth.Permission, error) {
+	switch token {
+	case minerToken:
+		return []auth.Permission{"read", "write", "sign", "admin"}, nil
+	case readToken:
+		return []auth.Permission{"read"}, nil
+	}
+	return nil, errors.New("JWT verification failed")
+}
+
+// WorkerConnect does what lotus' connectRemoteWorker + AddWorker do with a new worker.
+func (a *testMinerAPI) WorkerConnect(ctx context.Context, url string) error {
+	w := dialWorker(a.m.t, url, minerToken)
+	v, err := w.Version(ctx)
+	if err != nil {
+		return err
+	}
+	if !v.SameMajorMinor(lotus.WorkerAPIVersion) {
+		return fmt.Errorf("worker API version %s", v)
+	}
+	s, err := w.Session(ctx)
+	if err != nil || s == uuid.Nil {
+		return fmt.Errorf("worker session %v: %v", s, err)
+	}
+	if _, err := w.Info(ctx); err != nil {
+		return err
+	}
+	if _, err := w.TaskTypes(ctx); err != nil {
+		return err
+	}
+	a.m.mu.Lock()
+	a.m.workers[url] = w
+	a.m.connected[url]++
+	a.m.mu.Unlock()
+	return nil
+}
+
+func (a *testMinerAPI) ReturnSealCommit2(_ context.Context, ci storiface.CallID, p storiface.Proof, cerr *storiface.CallError) error {
+	a.m.mu.Lock()
+	defer a.m.mu.Unlock()
+	if a.m.failNext > 0 {
+		a.m.failNext--
+		return errors.New("miner busy")
+	}
+	if _, ok := a.m.results[ci]; ok {
+		a.m.dups++
+		return fmt.Errorf("result for call %v already reported", ci)
+	}
+	r := returned{ID: ci, Proof: p, Err: cerr}
+	a.m.results[ci] = r
+	a.m.returns <- r
+	return nil
+}
+
+func (a *testMinerAPI) StorageFindSector(_ context.Context, sid abi.SectorID, ft storiface.SectorFileType, _ abi.SectorSize, _ bool) ([]storiface.SectorStorageInfo, error) {
+	if ft != storiface.FTSealed|storiface.FTCache {
+		return nil, fmt.Errorf("unexpected file types %v", ft)
+	}
+	a.m.mu.Lock()
+	defer a.m.mu.Unlock()
+	return a.m.stores[sid.Number], nil
+}
+
+// testStorage is a storage endpoint serving POST /remote/vanilla/single like lotus'
+// FetchHandler: 200 with the vanilla bytes, 404 when it does not have the sector, 500 for
+// sectors marked broken; hang makes a sector's read block until the client gives up.
+type testStorage struct {
+	srv     *httptest.Server
+	mu      sync.Mutex
+	vanilla map[abi.SectorNumber][]byte
+	broken  map[abi.SectorNumber]bool
+	hang    map[abi.SectorNumber]bool
+	params  []json.RawMessage
+
+	inflight, maxInflight atomic.Int64
+	delay                 time.Duration
+}
+
+func newTestStorage(t testing.TB) *testStorage {
+	s := &testStorage{vanilla: map[abi.SectorNumber][]byte{}, broken: map[abi.SectorNumber]bool{}, hang: map[abi.SectorNumber]bool{}}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /remote/vanilla/single", s.serve)
+	s.srv = httptest.NewServer(mux)
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+func (s *testStorage) baseURL() string { return s.srv.URL + "/remote" }
+
+func (s *testStorage) serve(w http.ResponseWriter, r *http.Request) {
+	n := s.inflight.Add(1)
+	defer s.inflight.Add(-1)
+	for {
+		m := s.maxInflight.Load()
+		if n <= m || s.maxInflight.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	if r.Header.Get("Authorization") != "Bearer "+workerToken {
+		http.Error(w, "bad token", http.StatusUnauthorized)
+		return
+	}
+	body, _ := io.ReadAll(r.Body)
+	var p struct {
+		Miner     abi.ActorID
+		Sector    storiface.PostSectorChallenge
+		ProofType abi.RegisteredPoStProof
+	}
+	if err := json.Unmarshal(body, &p); err != nil {
+		http.Error(w, err.Error(), 500)
+		return
+	}
+	s.mu.Lock()
+	s.params = append(s.params, body)
+	v, ok := s.vanilla[p.Sector.SectorNumber]
+	broken, hang, delay := s.broken[p.Sector.SectorNumber], s.hang[p.Sector.SectorNumber], s.delay
+	s.mu.Unlock()
+	time.Sleep(delay)
+	switch {
+	case hang:
+		<-r.Context().Done()
+		return
+	case broken:
+		http.Error(w, "reading sector: input/output error", 500)
+	case !ok:
+		http.NotFound(w, r)
+	default:
+		w.Header().Set("Content-Type", "application/octet-stream")
+		w.Write(v)
+	}
+}
+
+// fakeProver answers without proving: the C2 proof is sha256(C1) ‖ sector number, PoSt
+// proofs are 192 bytes naming the vanilla proofs' count. Gate, when set, holds every C2
+// until it is closed (or the worker gives up).
+type fakeProver struct {
+	mu      sync.Mutex
+	gate    chan struct{}
+	c2      int
+	proofs  map[sealer.JobID][]byte
+	postReq []*sealer.PoStRequest
+}
+
+func fakeC2Proof(c1 []byte, n abi.SectorNumber) []byte {
+	h := sha256.Sum256(c1)
+	return append(h[:], byte(n))
+}
+
+func (p *fakeProver) SubmitSealCommit2(_ context.Context, req *sealer.SealCommit2Request) (sealer.JobID, error) {
+	if bytes.Equal(req.C1, []byte("invalid")) {
+		return "", &sealer.Error{Code: sealer.CodeInvalidInput, Msg: "C1 output: not JSON"}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.c2++
+	id := sealer.JobID(fmt.Sprintf("seal-commit2-%d", p.c2))
+	if p.proofs == nil {
+		p.proofs = map[sealer.JobID][]byte{}
+	}
+	p.proofs[id] = fakeC2Proof(req.C1, req.Sector.Number)
+	return id, nil
+}
+
+func (p *fakeProver) Await(ctx context.Context, id sealer.JobID) (*sealer.JobResult, error) {
+	p.mu.Lock()
+	gate := p.gate
+	p.mu.Unlock()
+	if gate != nil {
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return nil, &sealer.Error{Code: sealer.CodeCancelled, Err: ctx.Err()}
+		}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return &sealer.JobResult{Proof: p.proofs[id]}, nil
+}
+
+func (p *fakeProver) post(req *sealer.PoStRequest) (*sealer.PoStResponse, error) {
+	p.mu.Lock()
+	p.postReq = append(p.postReq, req)
+	p.mu.Unlock()
+	b := make([]byte, 192)
+	b[0] = byte(len(req.VanillaProofs))
+	return &sealer.PoStResponse{Proofs: []proof.PoStProof{{PoStProof: req.ProofType, ProofBytes: b}}, Skipped: []abi.SectorID{}}, nil
+}
+
+func (p *fakeProver) GenerateWindowPoSt(_ context.Context, req *sealer.PoStRequest) (*sealer.PoStResponse, error) {
+	return p.post(req)
+}
+
+func (p *fakeProver) GenerateWinningPoSt(_ context.Context, req *sealer.PoStRequest) (*sealer.PoStResponse, error) {
+	return p.post(req)
+}
+
+// testWorker is a running adapter served over loopback HTTP.
+type testWorker struct {
+	*lotus.Worker
+	srv *httptest.Server
+}
+
+func (w *testWorker) url(r lotus.Role) string { return w.srv.URL + r.Path() }
+
+func testConfig() lotus.Config {
+	cfg := lotus.DefaultConfig()
+	cfg.Roles = lotus.AllRoles
+	cfg.Hostname = "snarkpipe-test"
+	cfg.HeartbeatInterval = 50 * time.Millisecond
+	cfg.ReturnRetryInterval = 20 * time.Millisecond
+	cfg.PoStReadTimeout = 5 * time.Second
+	return cfg
+}
+
+// startWorker starts an adapter over stateDir. The returned stop abandons it like a crash
+// (nothing more is reported); it also runs at cleanup.
+func startWorker(t testing.TB, cfg lotus.Config, stateDir string, prover lotus.Prover, m *testMiner) (*testWorker, func()) {
+	t.Helper()
+	mc := m.client(t)
+	w, err := lotus.New(cfg, lotus.Deps{
+		Prover: prover, Miner: mc, MinerAuth: m.apiInfo().AuthHeader(),
+		Verify: lotus.MinerVerifier(mc, time.Minute), StateDir: stateDir,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(w.Handler())
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			srv.CloseClientConnections()
+			srv.Close()
+			w.Close()
+		})
+	}
+	t.Cleanup(stop)
+	return &testWorker{Worker: w, srv: srv}, stop
+}
+
+// registerAll runs the registration loop and waits until every role connected.
+func registerAll(t testing.TB, w *testWorker, m *testMiner, roles []lotus.Role) context.CancelFunc {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { errc <- w.Register(ctx, w.srv.URL) }()
+	t.Cleanup(func() { cancel(); <-errc })
+	for _, r := range roles {
+		m.waitConnect(t, w.url(r))
+	}
+	return cancel
+}
+
+func testCtx(t testing.TB, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
