@@ -62,9 +62,7 @@ snarkpipe_status* snarkpipe_ctx_last_ns(snarkpipe_ctx* ctx, uint64_t* ns);
 
 /* Multi-scalar multiplication Σ s_i·P_i, i < n, scalars Fr (Montgomery) on the device.
  * Writes the window sums W_0..W_{nwins-1} (XYZZ) to h_windows (room for
- * SNARKPIPE_MAX_WINDOWS points); the result is Σ_w 2^(w·c)·W_w. window_bits bits 0..7:
- * the width (0 = auto); bits 8..15: accumulation kernel variant (0 default, 1 register-capped
- * for more resident blocks; tuning).
+ * SNARKPIPE_MAX_WINDOWS points); the result is Σ_w 2^(w·c)·W_w. window_bits 0 = auto.
  * Scalars equal to one are summed by batch addition and folded into W_0. */
 snarkpipe_status* snarkpipe_g1_msm(snarkpipe_ctx* ctx, const void* d_bases, const void* d_scalars,
                                    uint64_t n, uint32_t window_bits, void* h_windows,

@@ -106,13 +106,8 @@ __device__ __forceinline__ void msm_flush(uint32_t k, const Xyzz<F>& acc, uint32
   }
 }
 
-// msm_segments is compiled twice: MINB = 1 lets ptxas use up to 255 registers per thread;
-// the "more blocks" variant (kMsmMoreBlocks) caps them so that more blocks are resident.
 template <class F>
-constexpr int kMsmMoreBlocks = sizeof(F) == 48 ? 4 : 3;
-
-template <class F, int MINB>
-static __global__ void __launch_bounds__(128, MINB) msm_segments(const Affine<F>* __restrict__ bases, const uint32_t* __restrict__ keys,
+static __global__ void msm_segments(const Affine<F>* __restrict__ bases, const uint32_t* __restrict__ keys,
                              const uint32_t* __restrict__ vals, uint32_t m, uint32_t K, int c,
                              const uint32_t* __restrict__ start, const uint32_t* __restrict__ end,
                              Xyzz<F>* buckets, Xyzz<F>* lo, Xyzz<F>* hi) {
@@ -214,10 +209,6 @@ void msm_run(snarkpipe_ctx* ctx, const Affine<F>* bases, const Fr* scalars, uint
     *c_out = 1;
     return;
   }
-  // window_bits: bits 0..7 the width (0 = auto), bits 8..15 the kernel variant (tuning).
-  const uint32_t variant = (c_req >> 8) & 0xff;
-  c_req &= 0xff;
-  if (variant > 1) invalid("msm: unknown variant");
   if (c_req && (c_req < 2 || c_req > 24 || (kScalarBits + c_req - 1) / c_req > SNARKPIPE_MAX_WINDOWS))
     invalid("msm: window bits must be in [4, 24]");
 
@@ -280,13 +271,8 @@ void msm_run(snarkpipe_ctx* ctx, const Affine<F>* bases, const Fr* scalars, uint
       msm_bounds<<<blocks_for(m, 256), 256, 0, s>>>(keys_out.p, m, start.p, end.p);
       SP_LAUNCHED("msm_bounds");
       const uint32_t nseg = (m + K - 1) / K;
-      constexpr int more = kMsmMoreBlocks<F>;
-      if (variant == 1)
-        msm_segments<F, more><<<blocks_for(nseg, 128), 128, 0, s>>>(
-            bases, keys_out.p, vals_out.p, m, K, int(c), start.p, end.p, buckets.p + size_t(w0) * B, lo.p, hi.p);
-      else
-        msm_segments<F, 1><<<blocks_for(nseg, 128), 128, 0, s>>>(bases, keys_out.p, vals_out.p, m, K, int(c), start.p,
-                                                               end.p, buckets.p + size_t(w0) * B, lo.p, hi.p);
+      msm_segments<F><<<blocks_for(nseg, 128), 128, 0, s>>>(bases, keys_out.p, vals_out.p, m, K, int(c), start.p,
+                                                            end.p, buckets.p + size_t(w0) * B, lo.p, hi.p);
       SP_LAUNCHED("msm_segments");
       msm_fixup<F><<<blocks_for(nw << c, 128), 128, 0, s>>>(nw << c, K, int(c), start.p, end.p,
                                                             buckets.p + size_t(w0) * B, lo.p, hi.p);

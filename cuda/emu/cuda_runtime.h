@@ -18,7 +18,6 @@
 #define __noinline__ __attribute__((noinline))
 #define __constant__
 #define __shared__
-#define __launch_bounds__(...)
 
 struct uint4 {
   unsigned x, y, z, w;

@@ -30,9 +30,6 @@ type BenchConfig struct {
 	WindowSweep []int
 	// NTTTileSweep adds rows for the largest forward NTT with these tile sizes (log2).
 	NTTTileSweep []int
-	// Variants adds rows for the largest random G1 and G2 MSMs with the register-capped
-	// accumulation kernel.
-	Variants bool
 }
 
 // DefaultBenchConfig is the table: G1 2^20..2^27, G2 2^20..2^25, NTT 2^20..2^27,
@@ -286,16 +283,6 @@ func benchG1(w io.Writer, lib *cuda.Lib, ctx cuda.Ctx, cfg BenchConfig) error {
 		}
 		benchRow(w, fmt.Sprintf("g1_msm_random_c%d", c), cfg.G1MaxLog, d)
 	}
-	if cfg.Variants {
-		d, err := benchTimer(cfg.Repeats, func() error {
-			_, _, err := lib.MSM(ctx, false, bases, random, ns, 1<<8, unsafe.Pointer(&wins[0]))
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		benchRow(w, "g1_msm_random_variant1", cfg.G1MaxLog, d)
-	}
 	// Batch addition over 2^BatchLog bases, half the bits set.
 	rng := rand.New(rand.NewPCG(3, 4))
 	bm := make([]uint64, (uint64(1)<<cfg.BatchLog+63)/64)
@@ -344,16 +331,6 @@ func benchG2(w io.Writer, lib *cuda.Lib, ctx cuda.Ctx, cfg BenchConfig) error {
 			return err
 		}
 		benchRow(w, "g2_msm_random", lg, d)
-	}
-	if cfg.Variants {
-		d, err := benchTimer(cfg.Repeats, func() error {
-			_, _, err := lib.MSM(ctx, true, bases, random, n, 1<<8, unsafe.Pointer(&wins[0]))
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		benchRow(w, "g2_msm_random_variant1", cfg.G2MaxLog, d)
 	}
 	return nil
 }

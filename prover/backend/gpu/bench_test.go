@@ -30,7 +30,6 @@ func TestBenchFull(t *testing.T) {
 	cfg.BatchLog = min(cfg.BatchLog, cfg.G1MaxLog)
 	cfg.WindowSweep = []int{16, 18, 20, 22}
 	cfg.NTTTileSweep = []int{10, 11}
-	cfg.Variants = true
 	if err := Bench(os.Stdout, cfg); err != nil {
 		t.Fatal(err)
 	}

@@ -191,23 +191,6 @@ func TestMSMG1WindowWidths(t *testing.T) {
 			}
 		})
 	}
-	// The register-capped accumulation kernel (window_bits bits 8..15 = 1), auto width.
-	t.Run("variant=1", func(t *testing.T) {
-		b.window = 1 << 8
-		defer func() { b.window = 0 }()
-		bases, err := b.LoadG1(p1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer bases.Close()
-		got, err := b.MSMG1(bases, 0, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !got.Equal(&want) {
-			t.Error("variant 1: mismatch")
-		}
-	})
 }
 
 func TestMSMG2MatchesGnark(t *testing.T) {
@@ -224,17 +207,13 @@ func TestMSMG2MatchesGnark(t *testing.T) {
 	for _, n := range []int{1, 7, 1000, maxN} {
 		for _, kind := range []string{"random", "one", "filecoin", "minus-one"} {
 			s := scalarCase(rng, kind, n)
+			got, err := b.MSMG2(bases, 0, s)
+			if err != nil {
+				t.Fatal(err)
+			}
 			want := cpuMSMG2(p2[:n], s)
-			for _, variant := range []uint32{0, 1} {
-				b.window = variant << 8
-				got, err := b.MSMG2(bases, 0, s)
-				b.window = 0
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !got.Equal(&want) {
-					t.Errorf("G2 MSM n=%d %s variant %d: mismatch", n, kind, variant)
-				}
+			if !got.Equal(&want) {
+				t.Errorf("G2 MSM n=%d %s: mismatch", n, kind)
 			}
 		}
 	}
