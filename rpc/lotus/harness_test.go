@@ -84,14 +84,15 @@ type testMiner struct {
 	t   testing.TB
 	srv *httptest.Server
 
-	mu       sync.Mutex
-	session  uuid.UUID
-	workers  map[string]*workerClient // by URL
-	results  map[storiface.CallID]returned
-	dups     int
-	failNext int // ReturnSealCommit2 calls to refuse before accepting
-	stores   map[abi.SectorNumber][]storiface.SectorStorageInfo
-	rawBody  [][]byte // raw ReturnSealCommit2 request bodies
+	mu         sync.Mutex
+	apiVersion lotus.Version
+	session    uuid.UUID
+	workers    map[string]*workerClient // by URL
+	results    map[storiface.CallID]returned
+	dups       int
+	failNext   int // ReturnSealCommit2 calls to refuse before accepting
+	stores     map[abi.SectorNumber][]storiface.SectorStorageInfo
+	rawBody    [][]byte // raw ReturnSealCommit2 request bodies
 
 	connected map[string]int // WorkerConnect calls per URL
 	returns   chan returned
@@ -99,7 +100,7 @@ type testMiner struct {
 
 func newTestMiner(t testing.TB) *testMiner {
 	m := &testMiner{
-		t: t, session: uuid.New(), workers: map[string]*workerClient{}, results: map[storiface.CallID]returned{},
+		t: t, apiVersion: lotus.MinerAPIVersion, session: uuid.New(), workers: map[string]*workerClient{}, results: map[storiface.CallID]returned{},
 		stores: map[abi.SectorNumber][]storiface.SectorStorageInfo{}, connected: map[string]int{}, returns: make(chan returned, 64),
 	}
 	rpc := jsonrpc.NewServer()
@@ -190,7 +191,9 @@ func (m *testMiner) expectNoReturn(t testing.TB, d time.Duration) {
 type testMinerAPI struct{ m *testMiner }
 
 func (a *testMinerAPI) Version(context.Context) (lotus.APIVersion, error) {
-	return lotus.APIVersion{Version: "1.36.3+test", APIVersion: lotus.MinerAPIVersion, BlockDelay: 30}, nil
+	a.m.mu.Lock()
+	defer a.m.mu.Unlock()
+	return lotus.APIVersion{Version: "1.36.3+test", APIVersion: a.m.apiVersion, BlockDelay: 30}, nil
 }
 
 func (a *testMinerAPI) Session(context.Context) (uuid.UUID, error) {
