@@ -2,6 +2,9 @@ package cuzk
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"math"
 
 	"google.golang.org/grpc/codes"
@@ -84,7 +87,7 @@ func sealCommit2Request(req *cuzkpb.SubmitProofRequest) (*sealer.SealCommit2Requ
 		Sector:    abi.SectorID{Miner: abi.ActorID(req.GetMinerId()), Number: abi.SectorNumber(req.GetSectorNumber())},
 		ProofType: proofType,
 		C1:        w.Phase1Out,
-		Key:       req.GetRequestId(),
+		Key:       idempotencyKey(req),
 	}, nil
 }
 
@@ -121,7 +124,7 @@ func postRequest(req *cuzkpb.SubmitProofRequest, kind types.PoStKind) (*sealer.P
 		Randomness:    req.GetRandomness(),
 		VanillaProofs: req.GetVanillaProofs(),
 		Partition:     int(req.GetPartitionIndex()),
-		Key:           req.GetRequestId(),
+		Key:           idempotencyKey(req),
 	}, nil
 }
 
@@ -150,7 +153,7 @@ func replicaUpdateRequest(req *cuzkpb.SubmitProofRequest) (*sealer.ReplicaUpdate
 		CommRNew:        req.GetCommRNew(),
 		CommDNew:        req.GetCommDNew(),
 		VanillaProofs:   req.GetVanillaProofs(),
-		Key:             req.GetRequestId(),
+		Key:             idempotencyKey(req),
 	}, nil
 }
 
@@ -160,4 +163,42 @@ func sameSize(got, want uint64) error {
 		return invalidArgument("sector_size %d, the registered proof's sectors are %d bytes", got, want)
 	}
 	return nil
+}
+
+// idempotencyKey is the service's key for a request: its request_id qualified by a digest
+// of everything the proof depends on. A retry of the same request joins the running (or
+// recently finished) job, as cuzk's request_id promises; a request that reuses a
+// request_id with other inputs (Curio names PoRep jobs porep-<miner>-<sector> whatever the
+// C1 output) is proved afresh instead of being answered with a stale proof. Without a
+// request_id there is no deduplication.
+func idempotencyKey(req *cuzkpb.SubmitProofRequest) string {
+	if req.GetRequestId() == "" {
+		return ""
+	}
+	h := sha256.New()
+	var n [8]byte
+	field := func(b []byte) {
+		binary.LittleEndian.PutUint64(n[:], uint64(len(b)))
+		h.Write(n[:])
+		h.Write(b)
+	}
+	num := func(v uint64) {
+		binary.LittleEndian.PutUint64(n[:], v)
+		h.Write(n[:])
+	}
+	num(uint64(req.GetProofKind()))
+	num(req.GetRegisteredProof())
+	num(req.GetSectorNumber())
+	num(req.GetMinerId())
+	num(uint64(req.GetPartitionIndex()))
+	field(req.GetRandomness())
+	field(req.GetVanillaProof())
+	num(uint64(len(req.GetVanillaProofs())))
+	for _, v := range req.GetVanillaProofs() {
+		field(v)
+	}
+	field(req.GetCommROld())
+	field(req.GetCommRNew())
+	field(req.GetCommDNew())
+	return req.GetRequestId() + "#" + hex.EncodeToString(h.Sum(nil)[:12])
 }

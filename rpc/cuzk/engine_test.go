@@ -178,7 +178,8 @@ func TestAwaitTimeoutAndCancel(t *testing.T) {
 	}
 }
 
-// TestIdempotentRequestID: resubmitting a request_id returns the same job, counted once.
+// TestIdempotentRequestID: resubmitting a request returns the same job, counted once; a
+// request_id reused with other inputs is a new job.
 func TestIdempotentRequestID(t *testing.T) {
 	f := newFakeProver()
 	e := testEngine(t, f)
@@ -197,14 +198,25 @@ func TestIdempotentRequestID(t *testing.T) {
 	if n := e.jobs.completed.Load(); n != 1 {
 		t.Fatalf("completed counted %d times", n)
 	}
+	// The same request_id with another C1 output is another proof, not the cached one.
+	other := porepRequest(t, "porep-1000-5", 5)
+	other.VanillaProof = c1Wrapper(t, []byte(`{"c1":2}`), 5, 2048)
+	res, err := e.Prove(ctx, &cuzkpb.ProveRequest{Submit: other})
+	if err != nil || len(f.jobs) != 2 || string(res.GetResult().GetProof()) != string(fakeProof(1, []byte(`{"c1":2}`))) {
+		t.Fatalf("same request_id, new input: %d jobs, %v, %v", len(f.jobs), res, err)
+	}
+	if id := e.jobs.lookup("porep-1000-5"); id != "seal-commit2-2" {
+		t.Fatalf("request_id maps to %s, want the newest job", id)
+	}
+
 	// Without a request_id the service's job id is handed out and accepted back.
 	sub, err := e.SubmitProof(ctx, porepRequest(t, "", 6))
 	if err != nil || !strings.HasPrefix(sub.GetJobId(), "seal-commit2-") {
 		t.Fatalf("%v %v", sub, err)
 	}
-	res, err := e.AwaitProof(ctx, &cuzkpb.AwaitProofRequest{JobId: sub.GetJobId()})
-	if err != nil || res.GetStatus() != cuzkpb.AwaitProofResponse_COMPLETED {
-		t.Fatalf("%v %v", res, err)
+	ares, err := e.AwaitProof(ctx, &cuzkpb.AwaitProofRequest{JobId: sub.GetJobId()})
+	if err != nil || ares.GetStatus() != cuzkpb.AwaitProofResponse_COMPLETED {
+		t.Fatalf("%v %v", ares, err)
 	}
 }
 
@@ -398,7 +410,7 @@ func TestSnapDeals(t *testing.T) {
 	}
 	u := f.updates[0]
 	if u.Sector != (abi.SectorID{Miner: 1000, Number: 5}) || u.UpdateProofType != abi.RegisteredUpdateProof_StackedDrg2KiBV1 ||
-		string(u.CommROld) != string(seq(32, 1)) || string(u.CommRNew) != string(seq(32, 2)) || string(u.CommDNew) != string(seq(32, 3)) || u.Key != "snap-1000-5" || len(u.VanillaProofs) != 1 {
+		string(u.CommROld) != string(seq(32, 1)) || string(u.CommRNew) != string(seq(32, 2)) || string(u.CommDNew) != string(seq(32, 3)) || !strings.HasPrefix(u.Key, "snap-1000-5#") || len(u.VanillaProofs) != 1 {
 		t.Fatalf("service got %+v", u)
 	}
 	_, err = e.SubmitProof(ctx, snapRequest())

@@ -2,6 +2,7 @@ package cuzk
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/filecoin-project/go-state-types/abi"
@@ -47,12 +48,12 @@ func FuzzSubmitProofRequest(f *testing.F) {
 		switch {
 		case len(fp.seals) == 1:
 			s := fp.seals[0]
-			if uint64(s.Sector.Number) != req.GetSectorNumber() || uint64(s.Sector.Miner) != req.GetMinerId() || s.Key != req.GetRequestId() {
+			if uint64(s.Sector.Number) != req.GetSectorNumber() || uint64(s.Sector.Miner) != req.GetMinerId() || !keyOf(s.Key, req.GetRequestId()) {
 				t.Fatalf("seal request %+v from %v", s, &req)
 			}
 		case len(fp.posts) == 1:
 			p := fp.posts[0]
-			if uint64(p.Miner) != req.GetMinerId() || len(p.Randomness) != 32 || p.Key != req.GetRequestId() || p.Partition != int(req.GetPartitionIndex()) {
+			if uint64(p.Miner) != req.GetMinerId() || len(p.Randomness) != 32 || !keyOf(p.Key, req.GetRequestId()) || p.Partition != int(req.GetPartitionIndex()) {
 				t.Fatalf("post request %+v from %v", p, &req)
 			}
 		default:
@@ -60,4 +61,12 @@ func FuzzSubmitProofRequest(f *testing.F) {
 		}
 		fp.releaseAll()
 	})
+}
+
+// keyOf says whether a service key belongs to a request_id ("" has no key).
+func keyOf(key, requestID string) bool {
+	if requestID == "" {
+		return key == ""
+	}
+	return strings.HasPrefix(key, requestID+"#")
 }

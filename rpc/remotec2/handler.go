@@ -3,6 +3,9 @@ package remotec2
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -98,9 +101,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Sector:    p.Sector,
 		ProofType: p.ProofType,
 		C1:        p.Commit1Out,
-		// lotus retries a failed commit step with the same sector: a retry after a dropped
-		// connection picks up the running job instead of proving twice.
-		Key: fmt.Sprintf("remotec2-%d-%d", p.Sector.Miner, p.Sector.Number),
+		Key:       idempotencyKey(p),
 	})
 	if err != nil {
 		serviceError(w, err)
@@ -186,6 +187,19 @@ func DecodeParams(body []byte) (*Params, error) {
 		ProofType:  *raw.ProofType,
 		Commit1Out: raw.Commit1Out,
 	}, nil
+}
+
+// idempotencyKey names a request for the service: lotus retries a failed commit step
+// with the same body, and a retry after a dropped connection then joins the running job
+// instead of proving twice. The digest of proof type and C1 output keeps a sector whose
+// C1 changed (a new seed) from being answered with the old proof.
+func idempotencyKey(p *Params) string {
+	h := sha256.New()
+	var n [8]byte
+	binary.LittleEndian.PutUint64(n[:], uint64(p.ProofType))
+	h.Write(n[:])
+	h.Write(p.Commit1Out)
+	return fmt.Sprintf("remotec2-%d-%d#%s", p.Sector.Miner, p.Sector.Number, hex.EncodeToString(h.Sum(nil)[:12]))
 }
 
 // httpStatus maps the service's error codes: bad input and unsupported proof types are

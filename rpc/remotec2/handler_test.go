@@ -116,13 +116,18 @@ func TestRemoteCommit2(t *testing.T) {
 		t.Fatalf("status %d, %d bytes, %q", status, len(body), hdr.Get("Content-Type"))
 	}
 	got := f.reqs[0]
-	if got.Sector != (abi.SectorID{Miner: 1000, Number: 42}) || got.ProofType != abi.RegisteredSealProof_StackedDrg2KiBV1_1 || !bytes.Equal(got.C1, c1) || got.Key != "remotec2-1000-42" {
+	if got.Sector != (abi.SectorID{Miner: 1000, Number: 42}) || got.ProofType != abi.RegisteredSealProof_StackedDrg2KiBV1_1 || !bytes.Equal(got.C1, c1) || !strings.HasPrefix(got.Key, "remotec2-1000-42#") {
 		t.Fatalf("service got %+v", got)
 	}
 
 	status, _, _ = post(t, srv.URL+Path, lotusBody(t, c1), http.Header{"Authorization": {"Bearer w"}})
 	if status != http.StatusOK {
 		t.Fatalf("bearer header: %d", status)
+	}
+	// A retry of the same body has the same idempotency key; another C1 has another.
+	status, _, _ = post(t, srv.URL+Path+"?token=w", lotusBody(t, []byte("{}")), nil)
+	if status != http.StatusOK || f.reqs[1].Key != got.Key || f.reqs[2].Key == got.Key {
+		t.Fatalf("keys %q %q %q", got.Key, f.reqs[1].Key, f.reqs[2].Key)
 	}
 }
 
