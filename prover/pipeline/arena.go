@@ -33,6 +33,7 @@ type entry struct {
 	close    func()        // releases value; run by the freer on eviction
 	loadTime time.Duration
 	loaded   bool
+	detached bool // no longer in the arena's map; closed when refs reach 0
 }
 
 // request asks an arena for one unit of work's memory: a reference on the entry of id
@@ -295,15 +296,29 @@ func (a *arena) freeSlot(s *slot) {
 	})
 }
 
-// detach removes an idle entry and queues its close; its bytes stay counted until then.
+// detach removes an entry from the arena, so that the next request for its circuit loads
+// a new one, and queues its close once nobody uses it (now, for an idle entry; else at its
+// last release). Its bytes stay counted until the close has run.
 func (a *arena) detach(e *entry) {
-	delete(a.entries, e.id)
+	if a.entries[e.id] == e {
+		delete(a.entries, e.id)
+	}
+	if e.detached {
+		return
+	}
+	e.detached = true
 	if a.onDetach != nil {
 		a.onDetach(e.id)
 	}
 	a.stats.evicted()
-	closeFn := e.close
 	a.freeing += e.bytes
+	if e.refs == 0 {
+		a.queueClose(e)
+	}
+}
+
+func (a *arena) queueClose(e *entry) {
+	closeFn := e.close
 	a.freer.submit(func() {
 		if closeFn != nil {
 			closeFn()
@@ -311,6 +326,17 @@ func (a *arena) detach(e *entry) {
 		a.stats.addLive(-e.bytes)
 		a.freed(e.bytes)
 	})
+}
+
+// retire detaches e even while it is in use: its circuit's recording no longer matches
+// the circuit code, so new work must not get it.
+func (a *arena) retire(e *entry) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if e.loaded && !e.detached {
+		a.detach(e)
+		a.pump()
+	}
 }
 
 func (a *arena) freed(bytes int64) {
@@ -331,6 +357,11 @@ func (a *arena) loaded(e *entry, value any, closeFn func(), took time.Duration, 
 		if a.entries[e.id] == e {
 			delete(a.entries, e.id)
 		}
+		if e.detached { // its bytes were counted as on their way out
+			a.freeing -= e.bytes
+		}
+		e.detached = true // nothing to close; release must not queue a close
+		e.close = nil
 		a.used -= e.bytes
 		a.stats.addLive(-e.bytes)
 	} else {
@@ -369,6 +400,9 @@ func (a *arena) release(g *grant, keepSlot bool) {
 	g.released = true
 	g.entry.refs--
 	g.entry.lastUsed = time.Now()
+	if g.entry.detached && g.entry.refs == 0 && g.entry.err == nil {
+		a.queueClose(g.entry)
+	}
 	switch {
 	case g.slot != nil && keepSlot:
 		a.idle[g.slot.shape] = append(a.idle[g.slot.shape], g.slot)
@@ -397,12 +431,13 @@ func (a *arena) evict(id prover.CircuitID) (bool, error) {
 	return true, nil
 }
 
-// detachIdle is onDetach's device side: the host is evicting a circuit, so its device
-// entry (idle, because every device user also holds the host entry) goes too.
-func (a *arena) detachIdle(id prover.CircuitID) {
+// detachCircuit is onDetach's device side: the host is dropping a circuit, so its proving
+// key goes too (closed once the last partition using it is done; the parameters it
+// references are closed after it, by the same in-order freer).
+func (a *arena) detachCircuit(id prover.CircuitID) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if e := a.entries[id]; e != nil {
+	if e := a.entries[id]; e != nil { // a key still loading is closed after its load
 		a.detach(e)
 		a.pump()
 	}

@@ -251,6 +251,7 @@ func (p *Pipeline) acquireHost(ctx context.Context, part *partition) error {
 		err = awaitEntry(ctx, g.entry)
 		if err == nil {
 			part.state = g.entry.value.(*circuitState)
+			part.entry = g.entry
 			return nil
 		}
 		p.host.release(g, true)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -18,7 +19,7 @@ type fillingChain struct {
 	n    int
 	y0   uint64
 	mode string
-	used *int // counts FillWitness calls
+	used *atomic.Int32 // counts FillWitness calls (partitions fill concurrently)
 }
 
 func (c *fillingChain) ID() prover.CircuitID { return chain(c.n, c.y0).ID() }
@@ -33,7 +34,7 @@ func (c *fillingChain) Synthesize(cs r1cs.ConstraintSystem) error {
 }
 
 func (c *fillingChain) FillWitness(inputs, aux []fr.Element) error {
-	*c.used++
+	c.used.Add(1)
 	switch c.mode {
 	case "error":
 		return errors.New("vanilla proof rejected")
@@ -56,11 +57,11 @@ func (c *fillingChain) FillWitness(inputs, aux []fr.Element) error {
 
 func TestWitnessFillerPath(t *testing.T) {
 	p := startPipeline(t, testConfig())
-	used := 0
+	var used atomic.Int32
 	c := &fillingChain{n: 80, y0: 5, used: &used}
 	res := await(t, submit(t, p, JobSpec{Priority: Normal, Circuits: []prover.Circuit{c, &fillingChain{n: 80, y0: 6, used: &used}}}))
-	if used != 2 {
-		t.Fatalf("FillWitness called %d times, want 2", used)
+	if used.Load() != 2 {
+		t.Fatalf("FillWitness called %d times, want 2", used.Load())
 	}
 	vk := devVK(t, c)
 	for i, y0 := range []uint64{5, 6} {
@@ -80,7 +81,8 @@ func TestCircuitFailuresFailTheJob(t *testing.T) {
 		"panic-synth": "circuit panicked: test-chain-31: gadget bug", // a new id: recording panics
 		"wrong":       groth16.ErrInvalidProof.Error(),
 	} {
-		used, n := 0, 30
+		var used atomic.Int32
+		n := 30
 		if mode == "panic-synth" {
 			n = 31
 		}
@@ -92,6 +94,6 @@ func TestCircuitFailuresFailTheJob(t *testing.T) {
 	}
 	waitFor(t, "idle", func() bool { return idle(p) })
 	// The pipeline still works.
-	used := 0
+	var used atomic.Int32
 	await(t, submit(t, p, JobSpec{Priority: Normal, Circuits: []prover.Circuit{&fillingChain{n: 30, y0: 3, used: &used}}}))
 }

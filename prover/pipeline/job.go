@@ -172,6 +172,7 @@ type partition struct {
 
 	hint   Hint
 	host   *grant
+	entry  *entry // the host entry state came from (kept after host is released)
 	state  *circuitState
 	slot   *slot
 	proof  groth16.Proof

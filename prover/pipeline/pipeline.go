@@ -106,7 +106,7 @@ func New(cfg Config, deps Deps) (*Pipeline, error) {
 	}
 	p.host.onDetach = func(id prover.CircuitID) {
 		for _, d := range p.devices {
-			d.arena.detachIdle(id)
+			d.arena.detachCircuit(id)
 		}
 	}
 	var store *srs.Recordings

@@ -222,3 +222,28 @@ func (c *countingCircuit) Synthesize(cs r1cs.ConstraintSystem) error {
 	c.calls++
 	return c.Circuit.Synthesize(cs)
 }
+
+// Within one process, a circuit id whose code starts allocating differently fails the job
+// that notices (ErrCircuitChanged) and the next job records and loads it afresh; the old
+// resident recording is retired.
+func TestChangedCircuitInProcessIsReloaded(t *testing.T) {
+	p := startRecPipeline(t, t.TempDir())
+	v1 := &variant{version: 1, y0: 3}
+	await(t, submit(t, p.Pipeline, JobSpec{Priority: Normal, Circuits: []prover.Circuit{v1}}))
+	v2 := &variant{version: 2, y0: 3}
+	j := submit(t, p.Pipeline, JobSpec{Priority: Normal, Circuits: []prover.Circuit{v2}})
+	if _, err := j.Await(context.Background()); !errors.Is(err, ErrCircuitChanged) {
+		t.Fatalf("first job after the change: %v", err)
+	}
+	res := await(t, submit(t, p.Pipeline, JobSpec{Priority: Normal, Circuits: []prover.Circuit{v2}}))
+	if err := devVK(t, v2).Verify(&res.Proofs[0], []fr.Element{chainOutput(60, 3)}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the old recording released", func() bool {
+		s := p.Status()
+		return len(s.Host.Resident) == 1 && len(s.Devices[0].Resident) == 1 && idle(p.Pipeline)
+	})
+	if s := p.Status(); s.Host.Loads != 2 || s.Devices[0].Loads != 2 {
+		t.Fatalf("loads: host %d, device %d", s.Host.Loads, s.Devices[0].Loads)
+	}
+}

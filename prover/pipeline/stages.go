@@ -65,6 +65,19 @@ func (p *Pipeline) synthesize(worker string, part *partition) error {
 	if err := p.acquireHost(ctx, part); err != nil {
 		return err
 	}
+	if part.state.key.String() != h.Key {
+		// The resident recording comes from other circuit code than the one just probed
+		// (it changed since the circuit was loaded): retire it and load the new one.
+		p.host.retire(part.host.entry)
+		p.releaseHost(part, true)
+		part.host = nil
+		if err := p.acquireHost(ctx, part); err != nil {
+			return err
+		}
+		if part.state.key.String() != h.Key {
+			return fmt.Errorf("%w: %s: resident recording does not match", ErrCircuitChanged, part.job.Circuit)
+		}
+	}
 	if part.t.Admission > time.Millisecond { // waits worth seeing on the timeline
 		p.trace.span("wait host memory", worker, admit, admit.Add(part.t.Admission), part)
 	}
@@ -79,7 +92,7 @@ func (p *Pipeline) synthesize(worker string, part *partition) error {
 	t := time.Now()
 	if err := fillAssignment(part.circuit, st.shape, sl.z); err != nil {
 		if errors.Is(err, ErrCircuitChanged) {
-			p.circuits.forget(part.job.Circuit)
+			p.distrust(part)
 		}
 		return err
 	}
@@ -93,6 +106,15 @@ func (p *Pipeline) synthesize(worker string, part *partition) error {
 	p.trace.span("synthesize", worker, part.t.SynthStart, part.t.SynthEnd, part)
 	p.metrics.stage.WithLabelValues("synthesize").Observe(part.t.SynthEnd.Sub(start).Seconds())
 	return nil
+}
+
+// distrust makes the next job of part's circuit probe its recording key again and load
+// a fresh recording, after a sign that the resident one does not match the circuit.
+func (p *Pipeline) distrust(part *partition) {
+	p.circuits.forget(part.job.Circuit)
+	if part.entry != nil {
+		p.host.retire(part.entry)
+	}
 }
 
 // releaseHost returns a partition's host grant (slot back to the pool).
@@ -274,6 +296,9 @@ func (s *finalizeStage) run(name string) {
 		part.t.Verify = time.Since(t)
 		part.t.Done = time.Now()
 		if err != nil {
+			// Never returned. A recording that no longer matches the circuit code (same
+			// sizes, other rows) would fail every proof: the next job probes again.
+			p.distrust(part)
 			p.fail(part, fmt.Errorf("proof does not verify: %w", err))
 			continue
 		}
