@@ -36,6 +36,7 @@ func run(ctx context.Context, args []string) error {
 			statusCmd,
 			configCmd,
 			authCmd,
+			paramsCmd,
 			benchCmd,
 		},
 	}
