@@ -38,6 +38,9 @@ func (e *engine) submit(ctx context.Context, req *cuzkpb.SubmitProofRequest) (st
 		if _, ok := status.FromError(err); ok {
 			return "", "", err
 		}
+		if ctx.Err() != nil && sealer.CodeOf(err) != sealer.CodeInvalidInput {
+			return "", "", status.FromContextError(ctx.Err()).Err() // the caller went away
+		}
 		return "", "", statusError(err)
 	}
 	jobID, first := e.jobs.add(req.GetRequestId(), id)
