@@ -38,9 +38,17 @@
 // has one, otherwise Synthesize into a constraint system that stores values and ignores
 // rows. The recorded matrices then compute A·z, B·z and C·z.
 //
+// The key is probed once per process and circuit id (circuit code does not change in a
+// running process). Signs that a resident recording does not match the circuit anyway (a
+// witness with other sizes: ErrCircuitChanged; a proof that fails verification) fail that
+// job, retire the recording and make the next job probe and load afresh. Every proof is
+// verified against the verifying key before it is returned, so a mismatch can cost a job
+// but never yields an invalid proof. Circuit panics are contained (ErrCircuitPanicked).
+//
 // # Memory
 //
-// There is one budget for the host and one per device (Config). Everything that occupies
+// There is one budget for the host and one per device (Config; the device budget defaults
+// to the host's, as the backend interface does not report device memory yet). Everything that occupies
 // memory holds a reservation: a resident circuit (host: recording + parameters; device:
 // proving key), each partition's working set (host: one pooled slot holding z, a, b, c;
 // device: the same vectors), idle pooled slots, and memory queued for release. A partition
