@@ -10,11 +10,13 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/filecoin-project/go-fil-commcid"
 	"github.com/filecoin-project/go-jsonrpc"
 	"github.com/filecoin-project/go-jsonrpc/auth"
 	"github.com/filecoin-project/go-state-types/abi"
@@ -22,6 +24,7 @@ import (
 	"github.com/filecoin-project/lotus/storage/sealer/sealtasks"
 	"github.com/filecoin-project/lotus/storage/sealer/storiface"
 	"github.com/google/uuid"
+	"github.com/ipfs/go-cid"
 
 	"github.com/snarkpipe/snarkpipe/rpc/lotus"
 	"github.com/snarkpipe/snarkpipe/sealer"
@@ -458,4 +461,31 @@ func testCtx(t testing.TB, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// testCID is a sealed-sector CID (comm_r 0x01..0x20).
+var testCID = func() cid.Cid {
+	var commR [32]byte
+	for i := range commR {
+		commR[i] = byte(i + 1)
+	}
+	c, err := commcid.ReplicaCommitmentV1ToCID(commR[:])
+	if err != nil {
+		panic(err)
+	}
+	return c
+}()
+
+// postRaw posts a raw JSON-RPC body with the miner's token and returns the answer.
+func postRaw(t testing.TB, url, body string) []byte {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+minerToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	return raw
 }
