@@ -21,8 +21,11 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
+# The README's main job: start the daemon on the embedded default (dev parameters made
+# once and cached; GPU if present, else CPU), prove a built-in 2 KiB sector's C2, Winning
+# and Window PoSt through the JSON-RPC API, print the timings, exit (--once).
 demo:
-	$(GO) run ./cmd/snarkpipe demo
+	$(GO) run ./cmd/snarkpipe daemon --demo --once
 
 # cuda/build/libsnarkpipe_cuda.so with nvcc (CUDA >= 12): sm_90 code + compute_90 PTX,
 # CUDA runtime linked statically. Go loads it at run time (cuda/cuda.go, no cgo).
