@@ -267,7 +267,12 @@ func TestRefusedPeer(t *testing.T) {
 				t.Fatal(err)
 			}
 			refused := make(chan net.Addr, 4)
-			l := &filterListener{Listener: &remoteAddrListener{Listener: inner, addr: &net.TCPAddr{IP: net.IPv4(192, 0, 2, 7), Port: 4000}}, allow: s.ep.allow, refused: func(a net.Addr) { refused <- a }}
+			l := &filterListener{Listener: &remoteAddrListener{Listener: inner, addr: &net.TCPAddr{IP: net.IPv4(192, 0, 2, 7), Port: 4000}}, allow: s.ep.allow, refused: func(a net.Addr) {
+				select { // never block Accept: the client redials while refused
+				case refused <- a:
+				default:
+				}
+			}}
 			go func() { _ = s.Serve(l) }()
 			t.Cleanup(func() { s.Stop(time.Second) })
 			c := dialCurio(t, inner.Addr().String(), 10)
