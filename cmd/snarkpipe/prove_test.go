@@ -13,6 +13,7 @@ import (
 
 	"github.com/snarkpipe/snarkpipe/prover/groth16"
 	"github.com/snarkpipe/snarkpipe/prover/srs/srstest"
+	"github.com/snarkpipe/snarkpipe/types"
 )
 
 // The 2 KiB PoSt vanilla proofs of the real Venus genesis sectors, made by the
@@ -205,4 +206,33 @@ func TestProveRejectsBadInput(t *testing.T) {
 			t.Errorf("%v accepted", args[1:4])
 		}
 	}
+}
+
+// TestCircuitinfoListsEveryCircuit: 15 circuits (PoRep, Winning, Window × 5 sizes), and
+// every registered seal and PoSt proof selects exactly one of them.
+func TestCircuitinfoListsEveryCircuit(t *testing.T) {
+	cs := infoCircuits()
+	if len(cs) != 15 {
+		t.Fatalf("%d circuits, want 15", len(cs))
+	}
+	for _, p := range types.SealProofs() {
+		if n := countMatches(cs, p.RustName); n != 1 {
+			t.Errorf("%s selects %d circuits", p.RustName, n)
+		}
+	}
+	for _, p := range types.PoStProofs() {
+		if n := countMatches(cs, p.RustName); n != 1 {
+			t.Errorf("%s selects %d circuits", p.RustName, n)
+		}
+	}
+}
+
+func countMatches(cs []infoCircuit, name string) int {
+	n := 0
+	for _, c := range cs {
+		if c.matches([]string{name}) {
+			n++
+		}
+	}
+	return n
 }
