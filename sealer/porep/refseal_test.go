@@ -14,6 +14,49 @@ import (
 	"github.com/snarkpipe/snarkpipe/types"
 )
 
+// TestRefseal8MiBSatisfied: an 8 MiB V1_1 sector (6-level oct trees, depth-18 tree D)
+// sealed by the reference sealer; 3.8 M rows, so not under -short.
+func TestRefseal8MiBSatisfied(t *testing.T) {
+	if testing.Short() {
+		t.Skip("8 MiB seal and 3.8 M-row check: not under -short")
+	}
+	info, err := types.SealProof(6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := make([]byte, info.SectorSize)
+	for i := range data {
+		data[i] = byte(i * 13)
+	}
+	for i := 31; i < len(data); i += 32 {
+		data[i] &= 0x3f
+	}
+	s, err := refseal.Seal(info, abi.SectorID{Miner: 1000, Number: 8}, [32]byte{9}, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c1, err := s.C1([32]byte{10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := FromC1(c1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := r1cs.NewChecker()
+	if err := c.Synthesize(cs); err != nil {
+		t.Fatal(err)
+	}
+	if err := cs.Err(); err != nil {
+		t.Fatal(err)
+	}
+	want, err := SealPublicInputs(info, c1.ReplicaID, c1.CommD, c1.CommR, c1.Seed, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertInputs(t, cs.Inputs(), want)
+}
+
 var synth32 = flag.Bool("synth32", false, "check one synthetic 32 GiB PoRep partition (about 4 GiB of witness, minutes)")
 
 // TestRefseal2KiBSatisfied checks the circuits of C1 outputs from the reference sealer
