@@ -17,5 +17,15 @@
 //
 // Curio's client sends no credentials, so the listener is the access control
 // (config.go, listen.go): an owner-only unix socket by default, loopback TCP, or a TCP
-// address with an explicit allowlist of peers.
+// address with an explicit allowlist of peers. A daemon configured with
+//
+//	[cuzk]
+//	enabled = true
+//	address = "unix:///run/snarkpipe/cuzk.sock"
+//
+// serves a Curio node (running as the same user, or with socket_mode widened to its
+// group) whose configuration says
+//
+//	[Cuzk]
+//	Address = "unix:///run/snarkpipe/cuzk.sock"
 package cuzk
