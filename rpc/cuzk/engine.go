@@ -110,8 +110,12 @@ func (e *engine) proveReplicaUpdate(ctx context.Context, req *cuzkpb.SubmitProof
 	}
 	resp, err := e.svc.ProveReplicaUpdate2(ctx, ureq)
 	if err != nil {
+		if sealer.CodeOf(err) == sealer.CodeInternal {
+			e.jobs.failed.Add(1)
+		}
 		return nil, statusError(err)
 	}
+	e.jobs.completed.Add(1)
 	out := &cuzkpb.AwaitProofResponse{JobId: req.GetRequestId(), Status: cuzkpb.AwaitProofResponse_COMPLETED, Proof: resp.Proof}
 	if out.JobId == "" {
 		out.JobId = string(resp.Job.ID)

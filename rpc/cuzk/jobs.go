@@ -80,7 +80,7 @@ func (x *jobIndex) watch(ctx context.Context, p Prover, id sealer.JobID) {
 	switch {
 	case err == nil:
 		x.completed.Add(1)
-	case sealer.CodeOf(err) != sealer.CodeNotFound:
+	case sealer.CodeOf(err) != sealer.CodeNotFound && sealer.CodeOf(err) != sealer.CodeCancelled:
 		x.failed.Add(1)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/snarkpipe/snarkpipe/prover/srs/srstest"
 	"github.com/snarkpipe/snarkpipe/rpc/cuzk/cuzkpb"
 	"github.com/snarkpipe/snarkpipe/sealer"
+	"github.com/snarkpipe/snarkpipe/sealer/porep"
 	"github.com/snarkpipe/snarkpipe/sealer/post"
 	"github.com/snarkpipe/snarkpipe/sealer/refseal"
 	"github.com/snarkpipe/snarkpipe/types"
@@ -148,4 +149,69 @@ func TestCurioPoStRealService(t *testing.T) {
 		t.Fatal("tampered vanilla proof accepted")
 	}
 	t.Logf("tampered vanilla proof: %v", err)
+}
+
+// TestCurioPoRepRealService sends a 2 KiB sector's C1 output the way Curio's
+// PoRepSnarkCuzk does (Commit2In wrapper, NORMAL, request_id porep-<miner>-<sector>) to
+// the real service and verifies the proof. Skipped with -short: a 2 KiB PoRep proof
+// (2.7 M constraints) on the CPU.
+func TestCurioPoRepRealService(t *testing.T) {
+	if testing.Short() {
+		t.Skip("proves a 2 KiB PoRep on the CPU: skipped with -short")
+	}
+	info, _ := types.SealProof(abi.RegisteredSealProof_StackedDrg2KiBV1_1)
+	data := make([]byte, info.SectorSize)
+	for i := range data {
+		data[i] = byte(i*17+11) & 0x3f
+	}
+	sid := abi.SectorID{Miner: 1000, Number: 77}
+	sector, err := refseal.Seal(info, sid, [32]byte{3, 1, 4}, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c1, err := sector.C1([32]byte{2, 7, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewServer(tcpConfig(), newRealService(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := s.Listen()
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = s.Serve(l) }()
+	t.Cleanup(func() { s.Stop(time.Second) })
+	c := dialCurio(t, l.Addr().String(), 10)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	start := time.Now()
+	proof, err := c.prove(ctx, &cuzkpb.SubmitProofRequest{
+		RequestId: "porep-1000-77", ProofKind: cuzkpb.ProofKind_POREP_SEAL_COMMIT, SectorSize: info.SectorSize,
+		RegisteredProof: uint64(info.ID), Priority: cuzkpb.Priority_NORMAL,
+		VanillaProof: c1Wrapper(t, vanilla.EncodeC1(c1), 77, info.SectorSize), SectorNumber: 77, MinerId: 1000,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("2 KiB C2 over gRPC in %v", time.Since(start))
+	public, err := porep.SealPublicInputs(info, c1.ReplicaID, c1.CommD, c1.CommR, c1.Seed, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blank, err := porep.Blank(porep.ConfigFor(info))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, params := srstest.DevParams(t, blank)
+	vk := params.VK
+	params.Close()
+	proofs, err := groth16.DecodeProofs(proof)
+	if err != nil || len(proofs) != 1 {
+		t.Fatalf("%d proofs, %v", len(proofs), err)
+	}
+	if err := vk.Verify(&proofs[0], public); err != nil {
+		t.Fatalf("proof does not verify: %v", err)
+	}
 }
