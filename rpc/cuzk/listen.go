@@ -85,6 +85,9 @@ func listen(ep endpoint, mode os.FileMode, refused func(net.Addr)) (net.Listener
 }
 
 func listenUnix(path string, mode os.FileMode) (net.Listener, error) {
+	if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("cuzk: socket directory %s must exist (the daemon does not create it): %v", filepath.Dir(path), err)
+	}
 	if err := removeStaleSocket(path); err != nil {
 		return nil, err
 	}

@@ -189,6 +189,10 @@ func TestUnixSocket(t *testing.T) {
 	}
 	_ = l.Close()
 
+	if _, err := listen(endpoint{network: "unix", address: filepath.Join(dir, "missing", "x.sock")}, 0o600, nil); err == nil || !strings.Contains(err.Error(), "must exist") {
+		t.Fatalf("socket in a missing directory: %v", err)
+	}
+
 	// A regular file is never removed.
 	if err := os.WriteFile(path, []byte("keep"), 0o600); err != nil {
 		t.Fatal(err)
