@@ -114,7 +114,6 @@ func g2Slice(bases backend.G2Bases, offset, n int) ([]bls.G2Affine, error) {
 	return g.points[offset : offset+n], nil
 }
 
-
 // MSMG1 returns Σ scalars[i]·bases[offset+i].
 func (b *Backend) MSMG1(bases backend.G1Bases, offset int, scalars []fr.Element) (bls.G1Jac, error) {
 	var r bls.G1Jac
