@@ -86,7 +86,7 @@ func listen(ep endpoint, mode os.FileMode, refused func(net.Addr)) (net.Listener
 
 func listenUnix(path string, mode os.FileMode) (net.Listener, error) {
 	if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("cuzk: socket directory %s must exist (the daemon does not create it): %v", filepath.Dir(path), err)
+		return nil, fmt.Errorf("cuzk: socket directory %s must exist as a directory (the daemon does not create it)", filepath.Dir(path))
 	}
 	if err := removeStaleSocket(path); err != nil {
 		return nil, err
