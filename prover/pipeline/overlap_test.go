@@ -11,6 +11,7 @@ import (
 	"github.com/snarkpipe/snarkpipe/prover"
 	"github.com/snarkpipe/snarkpipe/prover/backend"
 	"github.com/snarkpipe/snarkpipe/prover/backend/cpu"
+	"github.com/snarkpipe/snarkpipe/prover/backend/gpu"
 	"github.com/snarkpipe/snarkpipe/prover/r1cs/r1cstest"
 	"github.com/snarkpipe/snarkpipe/prover/srs"
 	"github.com/snarkpipe/snarkpipe/prover/srs/srstest"
@@ -20,9 +21,28 @@ var (
 	overlapTrace = flag.String("pipeline.trace", "", "BenchmarkOverlap writes the pipelined run's timeline (Chrome trace JSON) here")
 	overlapRows  = flag.Int("pipeline.rows", 1<<14, "BenchmarkOverlap circuit rows")
 	overlapJobs  = flag.Int("pipeline.jobs", 8, "BenchmarkOverlap jobs (2 partitions each)")
+	overlapSynth = flag.Int("pipeline.synth", 2, "BenchmarkOverlap synthesis workers of the pipelined run")
+	overlapGPU   = flag.String("pipeline.gpulib", "", "BenchmarkOverlap proves on the GPU backend with this libsnarkpipe_cuda.so (default: CPU backend)")
 )
 
-// BenchmarkOverlap runs the same workload twice on the CPU backend: strictly sequential
+// overlapBackend is the CPU backend, or the GPU one when -pipeline.gpulib is set.
+func overlapBackend(b *testing.B) backend.Backend {
+	if *overlapGPU != "" {
+		be, err := gpu.New(gpu.Config{LibPath: *overlapGPU})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return be
+	}
+	be, err := cpu.New(cpu.DefaultConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return be
+}
+
+// BenchmarkOverlap runs the same workload twice (CPU backend, or GPU with
+// -pipeline.gpulib): strictly sequential
 // (one partition in flight from synthesis to finalize: one worker per stage, each job
 // awaited before the next is submitted) and pipelined (every job submitted at once, the
 // default stage sizes). Run it once: -bench Overlap -benchtime 1x.
@@ -39,10 +59,8 @@ func BenchmarkOverlap(b *testing.B) {
 		return specs
 	}
 	run := func(b *testing.B, cfg Config, sequential bool) *Pipeline {
-		be, err := cpu.New(cpu.DefaultConfig())
-		if err != nil {
-			b.Fatal(err)
-		}
+		be := overlapBackend(b)
+		b.Cleanup(func() { be.Close() })
 		p, err := New(cfg, Deps{Backends: []backend.Backend{be}, Params: srs.Dev{Cache: srstest.Cache(b)}})
 		if err != nil {
 			b.Fatal(err)
@@ -85,7 +103,7 @@ func BenchmarkOverlap(b *testing.B) {
 	b.Run("pipelined", func(b *testing.B) {
 		cfg := DefaultConfig()
 		cfg.HostBudget = 16 << 30
-		cfg.SynthesisWorkers = 2
+		cfg.SynthesisWorkers = *overlapSynth
 		p := run(b, cfg, false)
 		if *overlapTrace != "" {
 			f, err := os.Create(*overlapTrace)

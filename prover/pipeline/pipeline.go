@@ -305,7 +305,7 @@ func (p *Pipeline) Preload(ctx context.Context, c prover.Circuit) (LoadInfo, err
 		return info, ErrClosed
 	}
 	j := &Job{ID: seq, Kind: "preload", Priority: Critical, Circuit: c.ID(), seq: seq}
-	part := &partition{job: j, circuit: c, seq: seq << 20}
+	part := &partition{job: j, circuit: c, seq: seq << 20, worker: "preload"}
 	h, err := p.circuits.prepare(ctx, c)
 	if err != nil {
 		return info, err
