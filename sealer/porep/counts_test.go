@@ -67,10 +67,17 @@ func countCases(t testing.TB) []countCase {
 	}
 }
 
+// shapeCounts are a circuit's counts: sizes, density popcounts and non-zero terms per
+// side (A including bellperson's per-input rows, cuzk's counting rule).
+type shapeCounts struct {
+	r1cs.Counts
+	nnzA, nnzB, nnzC int
+}
+
 // formatCounts is one golden line.
-func formatCounts(name string, c r1cs.Counts) string {
-	return fmt.Sprintf("%s rows=%d inputs=%d aux=%d a_aux=%d b_input=%d b_aux=%d",
-		name, c.NumConstraints, c.NumInputs, c.NumAux, c.AAux, c.BInput, c.BAux)
+func formatCounts(name string, c shapeCounts) string {
+	return fmt.Sprintf("%s rows=%d inputs=%d aux=%d a_aux=%d b_input=%d b_aux=%d nnz_a=%d nnz_b=%d nnz_c=%d",
+		name, c.NumConstraints, c.NumInputs, c.NumAux, c.AAux, c.BInput, c.BAux, c.nnzA, c.nnzB, c.nnzC)
 }
 
 func readGolden(t *testing.T) map[string]string {
@@ -108,7 +115,8 @@ func writeGolden(t *testing.T, lines map[string]string) {
 	sort.Strings(names)
 	var b strings.Builder
 	b.WriteString("# StackedDrg circuit counts: rows (without the per-input rows), inputs (ONE included), aux,\n")
-	b.WriteString("# and density popcounts (A aux, B inputs, B aux). Rewrite with: go test ./sealer/porep -run TestGoldenCounts -update [-large]\n")
+	b.WriteString("# density popcounts (A aux, B inputs, B aux) and non-zero terms per side (A with the per-input rows).\n")
+	b.WriteString("# Rewrite with: go test ./sealer/porep -run TestGoldenCounts -update [-large]\n")
 	for _, n := range names {
 		b.WriteString(lines[n] + "\n")
 	}
@@ -118,17 +126,18 @@ func writeGolden(t *testing.T, lines map[string]string) {
 }
 
 // countBlank synthesizes the blank circuit of cfg into a Counter, which stores only sizes
-// and density bitmaps (the 32 GiB count needs well under 2 GiB).
-func countBlank(t testing.TB, cfg Config) r1cs.Counts {
+// and density bitmaps (the 32 GiB count needs well under 2 GiB), also counting terms.
+func countBlank(t testing.TB, cfg Config) shapeCounts {
 	c, err := Blank(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs := r1cs.NewCounter()
+	cs := &nnzCounter{Counter: r1cs.NewCounter()}
 	if err := c.Synthesize(cs); err != nil {
 		t.Fatal(err)
 	}
-	return cs.Counts()
+	n := cs.Counts()
+	return shapeCounts{Counts: n, nnzA: cs.a + n.NumInputs, nnzB: cs.b, nnzC: cs.c}
 }
 
 // TestGoldenCounts pins every count of the PoRep circuits. The small sizes run always
@@ -168,17 +177,6 @@ func TestGoldenCounts(t *testing.T) {
 	}
 }
 
-// The 32 GiB densities measured by cuzk on the real circuit (issue 6); checked with -large.
-func TestCounts32GiBDensities(t *testing.T) {
-	if !*large || testing.Short() {
-		t.Skip("32 GiB count: run with -large (and without -short)")
-	}
-	got := countBlank(t, sealConfig(t, 8))
-	if got.AAux != 129_753_292 || got.BAux != 33_112_281 || got.BInput != 1 {
-		t.Errorf("densities a_aux=%d b_aux=%d b_input=%d, want 129753292 / 33112281 / 1", got.AAux, got.BAux, got.BInput)
-	}
-}
-
 // nnzCounter is a Counter that also counts the non-zero terms of each side after
 // canonicalization (merged variables, zero coefficients dropped: bellperson's form).
 type nnzCounter struct {
@@ -200,27 +198,20 @@ func (n *nnzCounter) Enforce(ann string, a, b, c *r1cs.LC) {
 	}
 }
 
-// TestCounts32GiBNonZeros pins the non-zero terms of A, B and C of the 32 GiB circuit to
-// cuzk's recorded nnz of the real circuit: A 309,405,051 / B 130,327,340 / C 282,656,500.
-// Counting rule: terms after canonicalization (merged, zero coefficients dropped), and A
-// includes bellperson's per-input rows (input_i in A): 309,404,723 circuit terms + 328.
-// Needs -large (several minutes).
-func TestCounts32GiBNonZeros(t *testing.T) {
+// TestCounts32GiBCuzk pins the 32 GiB circuit to cuzk's measurements of the real circuit
+// (issue 6): A-aux density 129,753,292, B-aux 33,112,281, B-input 1, and non-zero terms
+// A 309,405,051 / B 130,327,340 / C 282,656,500. Counting rule for the terms: after
+// canonicalization (merged, zero coefficients dropped), and A includes bellperson's
+// per-input rows (input_i in A): 309,404,723 circuit terms + 328. Needs -large (minutes).
+func TestCounts32GiBCuzk(t *testing.T) {
 	if !*large || testing.Short() {
-		t.Skip("32 GiB nnz count: run with -large (and without -short)")
+		t.Skip("32 GiB count: run with -large (and without -short)")
 	}
-	c, err := Blank(sealConfig(t, 8))
-	if err != nil {
-		t.Fatal(err)
+	got := countBlank(t, sealConfig(t, 8))
+	if got.AAux != 129_753_292 || got.BAux != 33_112_281 || got.BInput != 1 {
+		t.Errorf("densities a_aux=%d b_aux=%d b_input=%d, want 129753292 / 33112281 / 1", got.AAux, got.BAux, got.BInput)
 	}
-	cs := &nnzCounter{Counter: r1cs.NewCounter()}
-	if err := c.Synthesize(cs); err != nil {
-		t.Fatal(err)
-	}
-	in := cs.Counts().NumInputs
-	t.Logf("32 GiB nnz: circuit rows A %d, B %d, C %d; with the %d per-input rows (input_i in A): A %d",
-		cs.a, cs.b, cs.c, in, cs.a+in)
-	if cs.a+in != 309_405_051 || cs.b != 130_327_340 || cs.c != 282_656_500 {
-		t.Errorf("nnz A %d (with input rows) / B %d / C %d, cuzk recorded 309,405,051 / 130,327,340 / 282,656,500", cs.a+in, cs.b, cs.c)
+	if got.nnzA != 309_405_051 || got.nnzB != 130_327_340 || got.nnzC != 282_656_500 {
+		t.Errorf("nnz A %d (with input rows) / B %d / C %d, cuzk recorded 309,405,051 / 130,327,340 / 282,656,500", got.nnzA, got.nnzB, got.nnzC)
 	}
 }

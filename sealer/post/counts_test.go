@@ -70,9 +70,37 @@ func countCases(t testing.TB) []countCase {
 	}
 }
 
-func formatCounts(name string, c r1cs.Counts) string {
-	return fmt.Sprintf("%s rows=%d inputs=%d aux=%d a_aux=%d b_input=%d b_aux=%d",
-		name, c.NumConstraints, c.NumInputs, c.NumAux, c.AAux, c.BInput, c.BAux)
+// shapeCounts are a circuit's counts: sizes, density popcounts and non-zero terms per
+// side (A including bellperson's per-input rows).
+type shapeCounts struct {
+	r1cs.Counts
+	nnzA, nnzB, nnzC int
+}
+
+func formatCounts(name string, c shapeCounts) string {
+	return fmt.Sprintf("%s rows=%d inputs=%d aux=%d a_aux=%d b_input=%d b_aux=%d nnz_a=%d nnz_b=%d nnz_c=%d",
+		name, c.NumConstraints, c.NumInputs, c.NumAux, c.AAux, c.BInput, c.BAux, c.nnzA, c.nnzB, c.nnzC)
+}
+
+// nnzCounter is a Counter that also counts the non-zero terms of each side after
+// canonicalization (merged variables, zero coefficients dropped: bellperson's form).
+type nnzCounter struct {
+	*r1cs.Counter
+	a, b, c int
+}
+
+func (n *nnzCounter) Enforce(ann string, a, b, c *r1cs.LC) {
+	if c != nil {
+		c.Canonicalize()
+		n.c += len(*c)
+	}
+	n.Counter.Enforce(ann, a, b, c) // canonicalizes a and b
+	if a != nil {
+		n.a += len(*a)
+	}
+	if b != nil {
+		n.b += len(*b)
+	}
 }
 
 func readGolden(t *testing.T) map[string]string {
@@ -110,7 +138,8 @@ func writeGolden(t *testing.T, lines map[string]string) {
 	sort.Strings(names)
 	var b strings.Builder
 	b.WriteString("# Fallback PoSt circuit counts: rows (without the per-input rows), inputs (ONE included), aux,\n")
-	b.WriteString("# and density popcounts (A aux, B inputs, B aux). Rewrite with: go test ./sealer/post -run TestGoldenCounts -update [-large]\n")
+	b.WriteString("# density popcounts (A aux, B inputs, B aux) and non-zero terms per side (A with the per-input rows).\n")
+	b.WriteString("# Rewrite with: go test ./sealer/post -run TestGoldenCounts -update [-large]\n")
 	for _, n := range names {
 		b.WriteString(lines[n] + "\n")
 	}
@@ -119,17 +148,19 @@ func writeGolden(t *testing.T, lines map[string]string) {
 	}
 }
 
-// countBlank synthesizes the blank circuit into a Counter (sizes and bitmaps only).
-func countBlank(t testing.TB, cfg Config) r1cs.Counts {
+// countBlank synthesizes the blank circuit into a Counter (sizes and bitmaps only), also
+// counting terms.
+func countBlank(t testing.TB, cfg Config) shapeCounts {
 	c, err := Blank(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs := r1cs.NewCounter()
+	cs := &nnzCounter{Counter: r1cs.NewCounter()}
 	if err := c.Synthesize(cs); err != nil {
 		t.Fatal(err)
 	}
-	return cs.Counts()
+	n := cs.Counts()
+	return shapeCounts{Counts: n, nnzA: cs.a + n.NumInputs, nnzB: cs.b, nnzC: cs.c}
 }
 
 // TestGoldenCounts pins every Fallback PoSt count; the 32/64 GiB Window partitions need
