@@ -149,7 +149,7 @@ func readRecord(path string, id storiface.CallID) *callRecord {
 	return &r
 }
 
-// parseCallID parses CallID.String(): "<miner>-<number>-<uuid>".
+// parseCallID parses CallID.String(): "<miner>-<number>-<uuid>", canonical form only.
 func parseCallID(s string) (storiface.CallID, error) {
 	parts := strings.SplitN(s, "-", 3)
 	if len(parts) != 3 {
@@ -161,7 +161,12 @@ func parseCallID(s string) (storiface.CallID, error) {
 	if err := errors.Join(err1, err2, err3); err != nil {
 		return storiface.CallID{}, fmt.Errorf("lotus: call id %q: %w", s, err)
 	}
-	return storiface.CallID{Sector: abi.SectorID{Miner: abi.ActorID(miner), Number: abi.SectorNumber(num)}, ID: u}, nil
+	id := storiface.CallID{Sector: abi.SectorID{Miner: abi.ActorID(miner), Number: abi.SectorNumber(num)}, ID: u}
+	if id.String() != s {
+		// Only the canonical form names a record: returned() removes that name.
+		return storiface.CallID{}, fmt.Errorf("lotus: call id %q is not in canonical form", s)
+	}
+	return id, nil
 }
 
 func syncDir(dir string) error {
