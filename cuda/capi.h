@@ -95,6 +95,18 @@ snarkpipe_status* snarkpipe_fr_bitrev(snarkpipe_ctx* ctx, void* d_data, uint32_t
 snarkpipe_status* snarkpipe_fr_quotient(snarkpipe_ctx* ctx, void* d_a, void* d_b, void* d_c, uint32_t lg_n,
                                         const void* h_consts);
 
+/* Sparse R1CS products for the pre-compiled path (spmv.cuh). One side of a recorded system
+ * in CSR form: d_rowptr (rows + 1 uint64), d_col (uint32 columns of z), d_coeff (uint32 slots
+ * of d_coeffs, an Fr table whose slot 0 is 1 and slot 1 is -1). Writes
+ * out[j] = sum_k coeffs[coeff[k]]·z[col[k]] over row j's terms for j < rows and zero for
+ * rows <= j < n_out. Columns and slots are trusted (checked by the caller at upload). */
+snarkpipe_status* snarkpipe_fr_csr_eval(snarkpipe_ctx* ctx, const void* d_rowptr, const void* d_col,
+                                        const void* d_coeff, const void* d_coeffs, uint64_t rows, const void* d_z,
+                                        void* d_out, uint64_t n_out);
+/* out[i] = src[idx[i]] for i < n (uint32 indices, trusted). */
+snarkpipe_status* snarkpipe_fr_gather(snarkpipe_ctx* ctx, const void* d_src, const void* d_idx, uint64_t n,
+                                      void* d_out);
+
 /* Bench and test helpers. */
 /* out[i] = A[i mod 2^lg_a] + B[i >> lg_a] (affine), n <= nb << lg_a. */
 snarkpipe_status* snarkpipe_g1_gen_bases(snarkpipe_ctx* ctx, void* d_out, uint64_t n, const void* h_a,

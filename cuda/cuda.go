@@ -94,6 +94,11 @@ type Lib struct {
 	frGenScalars func(Ctx, DevPtr, uint64, uint64, uint32, uint32, unsafe.Pointer) *cStatus
 	fpMulTest    func(Ctx, unsafe.Pointer, unsafe.Pointer, uint64, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) *cStatus
 	frMulTest    func(Ctx, unsafe.Pointer, unsafe.Pointer, uint64, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) *cStatus
+
+	// Optional symbols (spmv.cu): nil in a library built before that unit existed, so an
+	// old build keeps loading and only the pre-compiled path reports it missing.
+	frCSREval func(Ctx, DevPtr, DevPtr, DevPtr, DevPtr, uint64, DevPtr, DevPtr, uint64) *cStatus
+	frGather  func(Ctx, DevPtr, DevPtr, uint64, DevPtr) *cStatus
 }
 
 var (
@@ -194,6 +199,18 @@ func (l *Lib) register(h uintptr) error {
 			return fmt.Errorf("missing symbol %s: %v", s.name, err)
 		}
 		purego.RegisterFunc(s.fn, p)
+	}
+	optional := []struct {
+		fn   any
+		name string
+	}{
+		{&l.frCSREval, "snarkpipe_fr_csr_eval"},
+		{&l.frGather, "snarkpipe_fr_gather"},
+	}
+	for _, s := range optional {
+		if p, err := purego.Dlsym(h, s.name); err == nil {
+			purego.RegisterFunc(s.fn, p)
+		}
 	}
 	return nil
 }
@@ -364,4 +381,35 @@ func (l *Lib) FieldOps(c Ctx, fp bool, a, b unsafe.Pointer, n uint64, mul, add, 
 		return l.check("fp_mul_test", l.fpMulTest(c, a, b, n, mul, add, sub))
 	}
 	return l.check("fr_mul_test", l.frMulTest(c, a, b, n, mul, add, sub))
+}
+
+// ErrMissingSymbol is returned by calls whose symbol the loaded library lacks (a build
+// older than the unit that defines it).
+var ErrMissingSymbol = errors.New("cuda: symbol missing from the library (rebuild with `make cuda`)")
+
+// HasSparse reports whether the library has the sparse R1CS products (spmv.cu).
+func (l *Lib) HasSparse() bool { return l.frCSREval != nil && l.frGather != nil }
+
+// CSR is one side of a recorded R1CS resident on the device (see capi.h
+// snarkpipe_fr_csr_eval): row pointers (uint64), columns and coefficient slots (uint32),
+// and the Fr coefficient table whose slots 0 and 1 hold 1 and −1.
+type CSR struct {
+	RowPtr, Col, Coeff, Coeffs DevPtr
+	Rows                       uint64
+}
+
+// CSREval writes out[j] = (row j of m)·z for j < m.Rows and zero up to nOut.
+func (l *Lib) CSREval(c Ctx, m CSR, z, out DevPtr, nOut uint64) error {
+	if l.frCSREval == nil {
+		return fmt.Errorf("fr_csr_eval: %w", ErrMissingSymbol)
+	}
+	return l.check("fr_csr_eval", l.frCSREval(c, m.RowPtr, m.Col, m.Coeff, m.Coeffs, m.Rows, z, out, nOut))
+}
+
+// Gather writes out[i] = src[idx[i]] for i < n (Fr elements, uint32 indices).
+func (l *Lib) Gather(c Ctx, src, idx DevPtr, n uint64, out DevPtr) error {
+	if l.frGather == nil {
+		return fmt.Errorf("fr_gather: %w", ErrMissingSymbol)
+	}
+	return l.check("fr_gather", l.frGather(c, src, idx, n, out))
 }

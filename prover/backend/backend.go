@@ -5,9 +5,11 @@ package backend
 
 import (
 	"errors"
+	"time"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/snarkpipe/snarkpipe/prover/r1cs"
 )
 
 // ErrClosed is returned by every method of a closed backend or base set.
@@ -57,4 +59,44 @@ type Backend interface {
 
 	// Close releases everything the backend holds.
 	Close() error
+}
+
+// ResidentShape is a recorded R1CS (CSR matrices, coefficient table, density index lists)
+// held by a backend that implements ShapeEvaluator.
+type ResidentShape interface {
+	Close() error
+}
+
+// ResidentKey names the five resident parameter vectors a proof runs its MSMs against.
+type ResidentKey struct {
+	H, L, A, BG1 G1Bases
+	BG2          G2Bases
+}
+
+// ResidentResults are the five MSM results of one proof on the pre-compiled path:
+// H = Σ h_i·H_i, L = Σ aux_i·L_i, A and B over the density-selected variables.
+type ResidentResults struct {
+	H, L, A, B1 bls.G1Jac
+	B2          bls.G2Jac
+	Timings     ResidentTimings
+}
+
+// ResidentTimings is where one proof's device time went, stage by stage (the stages run
+// one after the other on one stream, so they add up to Total).
+type ResidentTimings struct {
+	Upload, Eval, Quotient, MSMH, MSML, MSMA, MSMB1, MSMB2, Total time.Duration
+}
+
+// ShapeEvaluator is an optional Backend capability: the pre-compiled proving path. A
+// recorded shape is uploaded once per circuit; each proof then uploads only its
+// assignment z = inputs ‖ aux, and the backend computes A·z, B·z, C·z, the quotient h and
+// the five MSMs without a round trip to the host. Results equal the Backend methods'
+// (QuotientH of the Shape.Eval vectors, then MSMG1/MSMG2 on the density-filtered scalars).
+type ShapeEvaluator interface {
+	// LoadShape makes s resident. s must be consistent (Shape.Validate); the backend
+	// checks ranges again before upload so that bad shapes never reach a kernel.
+	LoadShape(s *r1cs.Shape) (ResidentShape, error)
+	// ProveResident runs one proof's backend work for the assignment inputs ‖ aux of the
+	// shape against the key's resident vectors.
+	ProveResident(s ResidentShape, inputs, aux []fr.Element, k ResidentKey) (ResidentResults, error)
 }

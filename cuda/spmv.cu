@@ -1,0 +1,28 @@
+// ABI unit: sparse R1CS products and gathers over Fr (spmv.cuh).
+#include "spmv.cuh"
+
+using namespace snarkpipe;
+
+extern "C" {
+
+snarkpipe_status* snarkpipe_fr_csr_eval(snarkpipe_ctx* ctx, const void* d_rowptr, const void* d_col,
+                                        const void* d_coeff, const void* d_coeffs, uint64_t rows, const void* d_z,
+                                        void* d_out, uint64_t n_out) {
+  return guarded(ctx, [&] {
+    if (!d_out || (rows > 0 && (!d_rowptr || !d_col || !d_coeff || !d_coeffs || !d_z))) invalid("nil argument");
+    const CsrView m{static_cast<const uint64_t*>(d_rowptr), static_cast<const uint32_t*>(d_col),
+                    static_cast<const uint32_t*>(d_coeff), static_cast<const Fr*>(d_coeffs)};
+    csr_eval_run(m, static_cast<const Fr*>(d_z), static_cast<Fr*>(d_out), rows, n_out, ctx->stream);
+  });
+}
+
+snarkpipe_status* snarkpipe_fr_gather(snarkpipe_ctx* ctx, const void* d_src, const void* d_idx, uint64_t n,
+                                      void* d_out) {
+  return guarded(ctx, [&] {
+    if (n > 0 && (!d_src || !d_idx || !d_out)) invalid("nil argument");
+    gather_run(static_cast<const Fr*>(d_src), static_cast<const uint32_t*>(d_idx), static_cast<Fr*>(d_out), n,
+               ctx->stream);
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,68 @@
+// Sparse products over Fr for the pre-compiled proving path: a recorded R1CS side (A, B
+// or C) in CSR form times the assignment z, and gathers of z by an index list (the
+// density-filtered scalar vectors of the a / b parameter points).
+//
+// Rows are independent, one thread per row. The coefficient table follows the recorder's
+// convention: slot 0 holds 1 and slot 1 holds −1 (prover/r1cs), so the common ±1 terms
+// cost an addition or subtraction, never a product. The host checks the table before
+// upload; the kernel trusts it.
+#pragma once
+
+#include "bls12_381.cuh"
+#include "runtime.cuh"
+
+namespace snarkpipe {
+
+struct CsrView {
+  const uint64_t* rowptr;  // rows + 1 entries
+  const uint32_t* col;     // column of z per term
+  const uint32_t* coeff;   // slot in coeffs per term
+  const Fr* coeffs;
+};
+
+// csr_eval: out[j] = Σ coeffs[coeff[k]]·z[col[k]] over row j's terms for j < rows, and
+// zero for rows <= j < n_out (the zero padding up to the NTT domain).
+static __global__ void csr_eval(CsrView m, const Fr* __restrict__ z, Fr* __restrict__ out, uint64_t rows,
+                                uint64_t n_out) {
+  const uint64_t j = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (j >= n_out) return;
+  Fr sum = Fr::zero();
+  if (j < rows) {
+    const uint64_t hi = m.rowptr[j + 1];
+    for (uint64_t k = m.rowptr[j]; k < hi; k++) {
+      const Fr v = load16(z + m.col[k]);
+      const uint32_t c = m.coeff[k];
+      if (c == 0) {
+        sum = sum + v;
+      } else if (c == 1) {
+        sum = sum - v;
+      } else {
+        sum = sum + load16(m.coeffs + c) * v;
+      }
+    }
+  }
+  store16(out + j, sum);
+}
+
+inline void csr_eval_run(const CsrView& m, const Fr* z, Fr* out, uint64_t rows, uint64_t n_out, cudaStream_t s) {
+  if (n_out < rows) invalid("csr_eval: output shorter than the rows");
+  if (n_out == 0) return;
+  csr_eval<<<blocks_for(n_out, 256), 256, 0, s>>>(m, z, out, rows, n_out);
+  SP_LAUNCHED("csr_eval");
+}
+
+// gather: out[i] = src[idx[i]].
+static __global__ void gather(const Fr* __restrict__ src, const uint32_t* __restrict__ idx, Fr* __restrict__ out,
+                              uint64_t n) {
+  const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  store16(out + i, load16(src + idx[i]));
+}
+
+inline void gather_run(const Fr* src, const uint32_t* idx, Fr* out, uint64_t n, cudaStream_t s) {
+  if (n == 0) return;
+  gather<<<blocks_for(n, 256), 256, 0, s>>>(src, idx, out, n);
+  SP_LAUNCHED("gather");
+}
+
+}  // namespace snarkpipe

@@ -1,0 +1,321 @@
+package gpu
+
+import (
+	"fmt"
+	"time"
+	"unsafe"
+
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/snarkpipe/snarkpipe/cuda"
+	"github.com/snarkpipe/snarkpipe/prover/backend"
+)
+
+// proofBufs are one proof's device vectors: z = inputs ‖ aux and the three row
+// evaluations over the domain (a ends up holding h).
+type proofBufs struct {
+	z, a, b, c cuda.DevPtr
+}
+
+func (p *proofBufs) free(b *Backend, ctx cuda.Ctx) {
+	for _, d := range []cuda.DevPtr{p.z, p.a, p.b, p.c} {
+		if d != 0 {
+			_ = b.lib.Free(ctx, d)
+		}
+	}
+}
+
+func checkAssignment(rs *residentShape, inputs, aux []fr.Element) error {
+	if len(inputs) != rs.inputs || len(aux) != rs.aux {
+		return fmt.Errorf("gpu backend: assignment has %d inputs and %d aux, shape has %d and %d", len(inputs), len(aux), rs.inputs, rs.aux)
+	}
+	return nil
+}
+
+// uploadZ copies inputs ‖ aux into one device vector: the only per-proof upload.
+func (b *Backend) uploadZ(ctx cuda.Ctx, rs *residentShape, inputs, aux []fr.Element, p *proofBufs) error {
+	var err error
+	if p.z, err = b.lib.Alloc(ctx, uint64(rs.inputs+rs.aux)*frBytes); err != nil {
+		return err
+	}
+	if err = b.lib.Upload(ctx, p.z, unsafe.Pointer(&inputs[0]), uint64(rs.inputs)*frBytes); err != nil {
+		return err
+	}
+	if rs.aux == 0 {
+		return nil
+	}
+	return b.lib.Upload(ctx, p.z+cuda.DevPtr(rs.inputs*frBytes), unsafe.Pointer(&aux[0]), uint64(rs.aux)*frBytes)
+}
+
+// evalRows computes a, b, c = A·z, B·z, C·z over the whole domain (zero past the rows).
+func (b *Backend) evalRows(ctx cuda.Ctx, rs *residentShape, p *proofBufs) error {
+	bytes := uint64(rs.domain) * frBytes
+	outs := []*cuda.DevPtr{&p.a, &p.b, &p.c}
+	for i, out := range outs {
+		var err error
+		if *out, err = b.lib.Alloc(ctx, bytes); err != nil {
+			return err
+		}
+		if err = b.lib.CSREval(ctx, rs.sides[i], p.z, *out, uint64(rs.domain)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// quotient turns a, b, c into h (in a), as QuotientH does with host vectors.
+func (b *Backend) quotient(ctx cuda.Ctx, rs *residentShape, p *proofBufs) error {
+	k := b.consts(rs.domain)
+	return b.lib.Quotient(ctx, p.a, p.b, p.c, lg2(rs.domain), unsafe.Pointer(&k[0]))
+}
+
+// download copies n field elements from the device.
+func (b *Backend) download(ctx cuda.Ctx, src cuda.DevPtr, n int) ([]fr.Element, error) {
+	out := make([]fr.Element, n)
+	if n == 0 {
+		return out, nil
+	}
+	return out, b.lib.Download(ctx, unsafe.Pointer(&out[0]), src, uint64(n)*frBytes)
+}
+
+// withProof runs f with a proof's buffers after uploading z and evaluating the rows.
+func (b *Backend) withProof(s backend.ResidentShape, inputs, aux []fr.Element, f func(ctx cuda.Ctx, rs *residentShape, p *proofBufs) error) error {
+	rs, err := b.resident(s)
+	if err != nil {
+		return err
+	}
+	if err := checkAssignment(rs, inputs, aux); err != nil {
+		return err
+	}
+	return b.call(func(ctx cuda.Ctx) error {
+		if err := rs.open(); err != nil {
+			return err
+		}
+		var p proofBufs
+		defer p.free(b, ctx)
+		return f(ctx, rs, &p)
+	})
+}
+
+// EvalResident returns A·z, B·z, C·z over the shape's domain (zero-padded past the rows),
+// computed on the device: the sparse product of the pre-compiled path, for tests and
+// benchmarks.
+func (b *Backend) EvalResident(s backend.ResidentShape, inputs, aux []fr.Element) (a, bv, c []fr.Element, err error) {
+	err = b.withProof(s, inputs, aux, func(ctx cuda.Ctx, rs *residentShape, p *proofBufs) error {
+		if err := b.uploadZ(ctx, rs, inputs, aux, p); err != nil {
+			return err
+		}
+		if err := b.evalRows(ctx, rs, p); err != nil {
+			return err
+		}
+		var err error
+		if a, err = b.download(ctx, p.a, rs.domain); err != nil {
+			return err
+		}
+		if bv, err = b.download(ctx, p.b, rs.domain); err != nil {
+			return err
+		}
+		c, err = b.download(ctx, p.c, rs.domain)
+		return err
+	})
+	return a, bv, c, wrap("EvalResident", err)
+}
+
+// QuotientResident returns the m−1 coefficients of h for the assignment, computed from
+// z entirely on the device (sparse products, then the quotient pipeline).
+func (b *Backend) QuotientResident(s backend.ResidentShape, inputs, aux []fr.Element) (h []fr.Element, err error) {
+	err = b.withProof(s, inputs, aux, func(ctx cuda.Ctx, rs *residentShape, p *proofBufs) error {
+		if err := b.uploadZ(ctx, rs, inputs, aux, p); err != nil {
+			return err
+		}
+		if err := b.evalRows(ctx, rs, p); err != nil {
+			return err
+		}
+		if err := b.quotient(ctx, rs, p); err != nil {
+			return err
+		}
+		var err error
+		h, err = b.download(ctx, p.a, rs.domain-1)
+		return err
+	})
+	return h, wrap("QuotientResident", err)
+}
+
+// residentBases resolves the key's device vectors and checks their lengths against the
+// shape: the scalar vectors are built on the device and never seen by the host.
+type residentBases struct {
+	h, l, a, bg1, bg2 cuda.DevPtr
+}
+
+func (b *Backend) keyBases(rs *residentShape, k backend.ResidentKey) (residentBases, error) {
+	var out residentBases
+	g1s := []struct {
+		bases backend.G1Bases
+		n     int
+		dst   *cuda.DevPtr
+		name  string
+	}{
+		{k.H, rs.domain - 1, &out.h, "h"}, {k.L, rs.aux, &out.l, "l"},
+		{k.A, rs.nA, &out.a, "a"}, {k.BG1, rs.nB, &out.bg1, "b_g1"},
+	}
+	for _, g := range g1s {
+		d, err := b.g1(g.bases)
+		if err != nil {
+			return out, err
+		}
+		if d.Len() != g.n {
+			return out, fmt.Errorf("gpu backend: %s has %d bases, the shape needs %d", g.name, d.Len(), g.n)
+		}
+		if *g.dst, err = d.at(0, g.n); err != nil {
+			return out, err
+		}
+	}
+	d, err := b.g2(k.BG2)
+	if err != nil {
+		return out, err
+	}
+	if d.Len() != rs.nB {
+		return out, fmt.Errorf("gpu backend: b_g2 has %d bases, the shape needs %d", d.Len(), rs.nB)
+	}
+	out.bg2, err = d.at(0, rs.nB)
+	return out, err
+}
+
+// ProveResident runs one proof's backend work on the device (see backend.ShapeEvaluator):
+// upload z; A·z, B·z, C·z; h; the H and L MSMs on h and the aux part of z in place; the
+// A and B MSMs on scalars gathered from z by the density index lists. Stages run in
+// order on the one stream; each MSM separates zero and one scalars itself (msm.cuh).
+func (b *Backend) ProveResident(s backend.ResidentShape, inputs, aux []fr.Element, k backend.ResidentKey) (backend.ResidentResults, error) {
+	var res backend.ResidentResults
+	rs, err := b.resident(s)
+	if err != nil {
+		return res, err
+	}
+	kb, err := b.keyBases(rs, k)
+	if err != nil {
+		return res, err
+	}
+	start := time.Now()
+	tm := &res.Timings
+	err = b.withProof(s, inputs, aux, func(ctx cuda.Ctx, rs *residentShape, p *proofBufs) error {
+		stage := func(d *time.Duration, f func() error) error {
+			t := time.Now()
+			err := f()
+			*d = time.Since(t)
+			return err
+		}
+		if err := stage(&tm.Upload, func() error { return b.uploadZ(ctx, rs, inputs, aux, p) }); err != nil {
+			return err
+		}
+		if err := stage(&tm.Eval, func() error { return b.evalRows(ctx, rs, p) }); err != nil {
+			return err
+		}
+		if err := stage(&tm.Quotient, func() error { return b.quotient(ctx, rs, p) }); err != nil {
+			return err
+		}
+		// b and c are free after the quotient: they take the gathered A and B scalars when
+		// they are long enough, else fresh buffers do.
+		sA, err := b.scratch(ctx, p.b, rs.domain, rs.nA)
+		if err != nil {
+			return err
+		}
+		defer b.freeIfNot(ctx, sA, p.b)
+		sB, err := b.scratch(ctx, p.c, rs.domain, rs.nB)
+		if err != nil {
+			return err
+		}
+		defer b.freeIfNot(ctx, sB, p.c)
+		auxZ := p.z + cuda.DevPtr(rs.inputs*frBytes)
+		steps := []struct {
+			d *time.Duration
+			f func() error
+		}{
+			{&tm.MSMH, func() (err error) { res.H, err = b.msmG1On(ctx, kb.h, p.a, rs.domain-1); return }},
+			{&tm.MSML, func() (err error) { res.L, err = b.msmG1On(ctx, kb.l, auxZ, rs.aux); return }},
+			{&tm.MSMA, func() error {
+				if err := b.lib.Gather(ctx, p.z, rs.idxA, uint64(rs.nA), sA); err != nil {
+					return err
+				}
+				var err error
+				res.A, err = b.msmG1On(ctx, kb.a, sA, rs.nA)
+				return err
+			}},
+			{&tm.MSMB1, func() error {
+				if err := b.lib.Gather(ctx, p.z, rs.idxB, uint64(rs.nB), sB); err != nil {
+					return err
+				}
+				var err error
+				res.B1, err = b.msmG1On(ctx, kb.bg1, sB, rs.nB)
+				return err
+			}},
+			{&tm.MSMB2, func() (err error) { res.B2, err = b.msmG2On(ctx, kb.bg2, sB, rs.nB); return }},
+		}
+		for _, st := range steps {
+			if err := stage(st.d, st.f); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	tm.Total = time.Since(start)
+	return res, wrap("ProveResident", err)
+}
+
+// scratch returns have when it holds at least n elements, else a fresh buffer.
+func (b *Backend) scratch(ctx cuda.Ctx, have cuda.DevPtr, haveLen, n int) (cuda.DevPtr, error) {
+	if n <= haveLen {
+		return have, nil
+	}
+	return b.lib.Alloc(ctx, uint64(n)*frBytes)
+}
+
+func (b *Backend) freeIfNot(ctx cuda.Ctx, p, owned cuda.DevPtr) {
+	if p != owned {
+		_ = b.lib.Free(ctx, p)
+	}
+}
+
+func g1Infinity() bls.G1Jac {
+	var r bls.G1Jac
+	r.X.SetOne()
+	r.Y.SetOne()
+	return r
+}
+
+func g2Infinity() bls.G2Jac {
+	var r bls.G2Jac
+	r.X.SetOne()
+	r.Y.SetOne()
+	return r
+}
+
+// msmG1On / msmG2On run an MSM on device scalars under the held context.
+func (b *Backend) msmG1On(ctx cuda.Ctx, bases, scalars cuda.DevPtr, n int) (bls.G1Jac, error) {
+	if n == 0 {
+		return g1Infinity(), nil
+	}
+	var wins [cuda.MaxWindows]g1XYZZ
+	nwins, c, err := b.lib.MSM(ctx, false, bases, scalars, uint64(n), b.window, unsafe.Pointer(&wins[0]))
+	if err == nil && (nwins == 0 || nwins > cuda.MaxWindows) {
+		err = fmt.Errorf("library returned %d windows", nwins)
+	}
+	if err != nil {
+		return g1Infinity(), err
+	}
+	return combineG1(wins[:nwins], c), nil
+}
+
+func (b *Backend) msmG2On(ctx cuda.Ctx, bases, scalars cuda.DevPtr, n int) (bls.G2Jac, error) {
+	if n == 0 {
+		return g2Infinity(), nil
+	}
+	var wins [cuda.MaxWindows]g2XYZZ
+	nwins, c, err := b.lib.MSM(ctx, true, bases, scalars, uint64(n), b.window, unsafe.Pointer(&wins[0]))
+	if err == nil && (nwins == 0 || nwins > cuda.MaxWindows) {
+		err = fmt.Errorf("library returned %d windows", nwins)
+	}
+	if err != nil {
+		return g2Infinity(), err
+	}
+	return combineG2(wins[:nwins], c), nil
+}

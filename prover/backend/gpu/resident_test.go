@@ -1,0 +1,218 @@
+package gpu
+
+import (
+	"errors"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/snarkpipe/snarkpipe/prover/backend"
+	"github.com/snarkpipe/snarkpipe/prover/backend/cpu"
+	"github.com/snarkpipe/snarkpipe/prover/groth16"
+	"github.com/snarkpipe/snarkpipe/prover/r1cs"
+	"github.com/snarkpipe/snarkpipe/prover/r1cs/r1cstest"
+)
+
+// recordRandom records a random circuit and builds its assignment (inputs, aux).
+func recordRandom(t testing.TB, c *r1cstest.Random) (*r1cs.Shape, *r1cs.Witness) {
+	t.Helper()
+	rec := r1cs.NewRecorder(r1cs.Capacity{})
+	if err := c.Synthesize(rec); err != nil {
+		t.Fatal(err)
+	}
+	w := r1cs.NewWitness(r1cs.Capacity{})
+	if err := c.Synthesize(w); err != nil {
+		t.Fatal(err)
+	}
+	w.Finish()
+	return rec.Finish(), w
+}
+
+// residentCircuits are the random shapes of the sparse-product tests: empty-ish, inputs
+// scattered, unused aux (density holes), and a domain with a long zero tail.
+var residentCircuits = []r1cstest.Random{
+	{Seed: 1, Constraints: 1},
+	{Seed: 2, Constraints: 37, Inputs: 3},
+	{Seed: 3, Constraints: 300, Inputs: 9, Unused: 20},
+	{Seed: 4, Constraints: 1030, Inputs: 1, Unused: 3},
+}
+
+// TestEvalResidentMatchesShapeEval: A·z, B·z, C·z on the device equal Shape.Eval on the
+// host for every row, and the padding up to the domain is zero.
+func TestEvalResidentMatchesShapeEval(t *testing.T) {
+	b := testBackend(t)
+	for _, c := range residentCircuits {
+		shape, w := recordRandom(t, &c)
+		rows, m := shape.Rows(), shape.DomainSize()
+		want := [3][]fr.Element{make([]fr.Element, rows), make([]fr.Element, rows), make([]fr.Element, rows)}
+		z := append(append([]fr.Element(nil), w.Inputs...), w.Aux...)
+		if err := shape.Eval(z, want[0], want[1], want[2], 1); err != nil {
+			t.Fatal(err)
+		}
+		rs, err := b.LoadShape(shape)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ga, gb, gc, err := b.EvalResident(rs, w.Inputs, w.Aux)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for side, got := range [][]fr.Element{ga, gb, gc} {
+			if len(got) != m {
+				t.Fatalf("%s: side %d has %d values, want the domain %d", c.ID(), side, len(got), m)
+			}
+			for j := range got {
+				var exp fr.Element
+				if j < rows {
+					exp = want[side][j]
+				}
+				if !got[j].Equal(&exp) {
+					t.Fatalf("%s: side %d row %d (of %d rows, domain %d) differs", c.ID(), side, j, rows, m)
+				}
+			}
+		}
+		if err := rs.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestQuotientResidentMatchesCPU: h computed from z on the device equals the CPU
+// backend's QuotientH of the host row evaluations.
+func TestQuotientResidentMatchesCPU(t *testing.T) {
+	b := testBackend(t)
+	cb, err := cpu.New(cpu.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range residentCircuits {
+		shape, w := recordRandom(t, &c)
+		m := shape.DomainSize()
+		if m < 2 {
+			continue
+		}
+		a, bv, cv := make([]fr.Element, m), make([]fr.Element, m), make([]fr.Element, m)
+		z := append(append([]fr.Element(nil), w.Inputs...), w.Aux...)
+		if err := shape.Eval(z, a, bv, cv, 1); err != nil {
+			t.Fatal(err)
+		}
+		if err := cb.QuotientH(a, bv, cv); err != nil {
+			t.Fatal(err)
+		}
+		rs, err := b.LoadShape(shape)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := b.QuotientResident(rs, w.Inputs, w.Aux)
+		_ = rs.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(h) != m-1 {
+			t.Fatalf("%s: h has %d coefficients, want %d", c.ID(), len(h), m-1)
+		}
+		for i := range h {
+			if !h[i].Equal(&a[i]) {
+				t.Fatalf("%s: h[%d] differs from the CPU quotient", c.ID(), i)
+			}
+		}
+	}
+}
+
+// TestResidentProofMatchesCPU: the pre-compiled path (shape resident, only z uploaded)
+// gives the CPU backend's proof bytes for the same parameters and (r, s), and it verifies.
+func TestResidentProofMatchesCPU(t *testing.T) {
+	b := testBackend(t)
+	circuits := []r1cstest.Random{{Seed: 7, Constraints: 200, Inputs: 4}, {Seed: 8, Constraints: 513, Inputs: 2}}
+	if !testing.Short() {
+		circuits = append(circuits, r1cstest.Random{Seed: 9, Constraints: 1 << 14, Inputs: 5})
+	}
+	cb, err := cpu.New(cpu.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range circuits {
+		shape, w := recordRandom(t, &c)
+		params, err := groth16.DevSetup(shape, chachaReader{rand.NewChaCha8([32]byte{byte(i), 1})})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs, err := groth16.SampleRandomness(chachaReader{rand.NewChaCha8([32]byte{byte(i), 2})})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pkCPU, err := groth16.NewProvingKey(cb, params, shape.Counts())
+		if err != nil {
+			t.Fatal(err)
+		}
+		as := groth16.AssignmentOf(w)
+		clone := func(v []fr.Element) []fr.Element { return append([]fr.Element(nil), v...) }
+		as.A, as.B, as.C = clone(as.A), clone(as.B), clone(as.C)
+		want, _, err := pkCPU.Prove(&shape.Density, as, &rs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pkGPU, err := groth16.NewProvingKey(b, params, shape.Counts())
+		if err != nil {
+			t.Fatal(err)
+		}
+		rc, err := pkGPU.LoadShape(shape)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, tm, err := rc.Prove(w.Inputs, w.Aux, &rs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: resident proof %v (upload %v, eval %v, quotient %v, H %v, L %v, A %v, B1 %v, B2 %v, assemble %v)",
+			c.ID(), tm.Total, tm.Upload, tm.Eval, tm.Quotient, tm.MSMH, tm.MSML, tm.MSMA, tm.MSMB1, tm.MSMB2, tm.Assemble)
+		if got.Bytes() != want.Bytes() {
+			t.Fatalf("%s: resident GPU proof differs from the CPU proof for the same (r, s)", c.ID())
+		}
+		if err := params.VK.Verify(&got, w.Inputs[1:]); err != nil {
+			t.Fatalf("%s: resident GPU proof does not verify: %v", c.ID(), err)
+		}
+		_ = rc.Close()
+		_ = pkGPU.Close()
+	}
+}
+
+// TestLoadShapeRejectsBadShapes: out-of-range columns or slots, broken row pointers and a
+// table without the 1 / −1 slots are refused before any upload; a closed shape and a
+// wrongly sized assignment are errors, not kernel faults.
+func TestLoadShapeRejectsBadShapes(t *testing.T) {
+	b := testBackend(t)
+	good := func() *r1cs.Shape {
+		s, _ := recordRandom(t, &r1cstest.Random{Seed: 5, Constraints: 20, Inputs: 2})
+		return s
+	}
+	cases := map[string]func(s *r1cs.Shape){
+		"column past z":        func(s *r1cs.Shape) { s.B.Col[0] = uint32(s.NumInputs + s.NumAux) },
+		"slot past table":      func(s *r1cs.Shape) { s.C.Coeff[0] = uint32(len(s.Coeffs)) },
+		"row pointer backward": func(s *r1cs.Shape) { s.A.RowPtr[1], s.A.RowPtr[2] = s.A.RowPtr[2]+1, s.A.RowPtr[1] },
+		"short row pointers":   func(s *r1cs.Shape) { s.A.RowPtr = s.A.RowPtr[:len(s.A.RowPtr)-1] },
+		"table without ±1":     func(s *r1cs.Shape) { s.Coeffs[1].SetOne() },
+		"density length":       func(s *r1cs.Shape) { s.AAux.Len-- },
+	}
+	for name, corrupt := range cases {
+		s := good()
+		corrupt(s)
+		if _, err := b.LoadShape(s); err == nil {
+			t.Errorf("%s: LoadShape accepted a corrupt shape", name)
+		}
+	}
+	s, w := recordRandom(t, &r1cstest.Random{Seed: 5, Constraints: 20, Inputs: 2})
+	rs, err := b.LoadShape(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.QuotientResident(rs, w.Inputs, w.Aux[1:]); err == nil {
+		t.Error("short aux accepted")
+	}
+	if err := rs.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.QuotientResident(rs, w.Inputs, w.Aux); !errors.Is(err, backend.ErrClosed) {
+		t.Errorf("closed shape: got %v, want ErrClosed", err)
+	}
+}

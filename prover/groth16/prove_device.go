@@ -1,0 +1,80 @@
+package groth16
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/snarkpipe/snarkpipe/prover/backend"
+	"github.com/snarkpipe/snarkpipe/prover/r1cs"
+)
+
+// ErrNoResidentPath is returned by LoadShape when the key's backend cannot keep a
+// recorded shape resident (it does not implement backend.ShapeEvaluator): callers then
+// prove with Prove and host-side row evaluations.
+var ErrNoResidentPath = errors.New("groth16: backend has no pre-compiled (resident shape) path")
+
+// ResidentCircuit is a recorded R1CS made resident on the key's backend: the pre-compiled
+// proving path, where each proof hands over only its assignment and the backend computes
+// A·z, B·z, C·z, h and the MSMs itself. The proofs equal Prove's for the same (r, s).
+type ResidentCircuit struct {
+	pk    *ProvingKey
+	ev    backend.ShapeEvaluator
+	shape backend.ResidentShape
+}
+
+// DeviceTimings is where one resident proof's time went: the backend's stages and the
+// host-side blinding (Assemble).
+type DeviceTimings struct {
+	backend.ResidentTimings
+	Assemble time.Duration
+}
+
+// LoadShape makes s resident on the key's backend. s must be the shape the key was made
+// for: its sizes and density counts are checked against the key's.
+func (pk *ProvingKey) LoadShape(s *r1cs.Shape) (*ResidentCircuit, error) {
+	ev, ok := pk.backend.(backend.ShapeEvaluator)
+	if !ok {
+		return nil, fmt.Errorf("%w (%s)", ErrNoResidentPath, pk.backend.Name())
+	}
+	if got := s.Counts(); got != pk.Counts {
+		return nil, fmt.Errorf("%w: shape counts %+v, key counts %+v", ErrShape, got, pk.Counts)
+	}
+	rs, err := ev.LoadShape(s)
+	if err != nil {
+		return nil, fmt.Errorf("groth16: loading the shape on %s: %w", pk.backend.Name(), err)
+	}
+	return &ResidentCircuit{pk: pk, ev: ev, shape: rs}, nil
+}
+
+// Close releases the resident shape (not the key).
+func (rc *ResidentCircuit) Close() error { return rc.shape.Close() }
+
+// Prove makes one proof from the assignment inputs (ONE first) ‖ aux, with blinding rs
+// (nil: fresh randomness).
+func (rc *ResidentCircuit) Prove(inputs, aux []fr.Element, rs *Randomness) (Proof, DeviceTimings, error) {
+	var tm DeviceTimings
+	c := rc.pk.Counts
+	if len(inputs) != c.NumInputs || len(aux) != c.NumAux {
+		return Proof{}, tm, fmt.Errorf("groth16: assignment has %d inputs and %d aux, key wants %d and %d", len(inputs), len(aux), c.NumInputs, c.NumAux)
+	}
+	if rs == nil {
+		fresh, err := SampleRandomness(nil)
+		if err != nil {
+			return Proof{}, tm, err
+		}
+		rs = &fresh
+	}
+	pk := rc.pk
+	key := backend.ResidentKey{H: pk.h, L: pk.l, A: pk.a, BG1: pk.bg1, BG2: pk.bg2}
+	res, err := rc.ev.ProveResident(rc.shape, inputs, aux, key)
+	tm.ResidentTimings = res.Timings
+	if err != nil {
+		return Proof{}, tm, fmt.Errorf("groth16: resident proof on %s: %w", pk.backend.Name(), err)
+	}
+	t := time.Now()
+	proof := pk.assemble(&msmResults{h: res.H, l: res.L, a: res.A, b1: res.B1, b2: res.B2}, rs)
+	tm.Assemble = time.Since(t)
+	return proof, tm, nil
+}
