@@ -22,15 +22,19 @@ func (w *roleWorker) sealCommit2(sector storiface.SectorRef, c1o storiface.Commi
 	if err := w.taskEnabled(sealtasks.TTCommit2); err != nil {
 		return storiface.UndefCall, err
 	}
+	ci := storiface.CallID{Sector: sector.ID, ID: uuid.New()}
+	w.mu.Lock()
 	if w.closed() || w.life.Err() != nil {
+		w.mu.Unlock()
 		return storiface.UndefCall, errors.New("lotus: worker is shutting down")
 	}
-	ci := storiface.CallID{Sector: sector.ID, ID: uuid.New()}
+	w.running.Add(1)
+	w.mu.Unlock()
 	if err := w.calls.start(ci, methodSealCommit2); err != nil {
+		w.running.Done()
 		return storiface.UndefCall, err
 	}
 	w.callBegin()
-	w.running.Add(1)
 	go func() {
 		defer w.running.Done()
 		w.runSealCommit2(ci, sector, c1o)

@@ -131,3 +131,48 @@ func TestCorruptRecordStillAnswered(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestDrainFinishesCalls: Drain retires the roles at once (zero Session, new calls
+// refused) and returns when the call in flight has been proved and accepted by the miner.
+func TestDrainFinishesCalls(t *testing.T) {
+	m := newTestMiner(t)
+	cfg := testConfig()
+	cfg.Roles = []lotus.Role{lotus.RoleC2}
+	p := &fakeProver{gate: make(chan struct{})}
+	w, _ := startWorker(t, cfg, t.TempDir(), p, m)
+	ctx := testCtx(t, 30*time.Second)
+	wc := dialWorker(t, w.url(lotus.RoleC2), minerToken)
+	sector := storiface.SectorRef{ID: abi.SectorID{Miner: 1000, Number: 11}, ProofType: 8}
+	ci, err := wc.SealCommit2(ctx, sector, []byte("c1-11"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	drained := make(chan error, 1)
+	go func() { drained <- w.Drain(ctx) }()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		s, err := wc.Session(ctx)
+		if err == nil && s.String() == "00000000-0000-0000-0000-000000000000" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Session while draining: %v, %v", s, err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if _, err := wc.SealCommit2(ctx, sector, []byte("c1-11")); err == nil {
+		t.Fatal("draining worker accepted a new C2")
+	}
+	select {
+	case err := <-drained:
+		t.Fatalf("Drain returned with a call in flight: %v", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(p.gate)
+	if err := <-drained; err != nil {
+		t.Fatal(err)
+	}
+	if r := m.waitReturn(t, time.Second); r.ID != ci || r.Err != nil {
+		t.Fatalf("returned %+v", r)
+	}
+}

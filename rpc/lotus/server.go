@@ -150,6 +150,28 @@ func (w *Worker) Sessions() map[Role]string {
 	return out
 }
 
+// Drain retires every role (Session answers the zero UUID, so the miner drops us at its
+// next heartbeat, and no new call is accepted), then waits until the calls in flight have
+// finished and their results were accepted by the miner, or ctx ends.
+func (w *Worker) Drain(ctx context.Context) error {
+	idle := make(chan struct{})
+	go func() {
+		for _, rw := range w.roles {
+			rw.retire()
+		}
+		for _, rw := range w.roles {
+			rw.running.Wait()
+		}
+		close(idle)
+	}()
+	select {
+	case <-idle:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("lotus: calls still in flight: %w", ctx.Err())
+	}
+}
+
 // Close stops the adapter at once. Calls still proving are abandoned unreported, as in a
 // crash: their records make the next process report them with ErrTempWorkerRestart. To
 // finish them first, wait for WaitQuiet (lotus-worker's `wait-quiet`) before closing.

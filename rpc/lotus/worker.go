@@ -70,6 +70,14 @@ func (w *roleWorker) closed() bool {
 	}
 }
 
+// retire makes Session answer the zero UUID and refuses new calls. Taking mu orders it
+// with sealCommit2's check-then-add, so running.Wait never races a new call.
+func (w *roleWorker) retire() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.stopOnce.Do(func() { close(w.shutdown) })
+}
+
 // callBegin and callEnd count calls in flight for WaitQuiet.
 func (w *roleWorker) callBegin() { w.busy.Add(1) }
 
@@ -179,7 +187,7 @@ func (a *workerAPI) WaitQuiet(ctx context.Context) error {
 // Shutdown retires this registration: Session answers the zero UUID, so the miner drops
 // the worker at its next heartbeat. Calls in flight still finish and report.
 func (a *workerAPI) Shutdown(context.Context) error {
-	a.w.stopOnce.Do(func() { close(a.w.shutdown) })
+	a.w.retire()
 	return nil
 }
 
