@@ -39,9 +39,13 @@ func proveSub(kind, usage string, flags []cli.Flag) *cli.Command {
 	all = append(all,
 		&cli.StringFlag{Name: "out", Required: true, Usage: "where to write the proof bytes (192 per partition)"},
 		&cli.StringFlag{Name: "vk-out", Usage: "also write the verifying key (.vk) there"})
+	all = append(all, daemonProveFlags...)
 	return &cli.Command{
 		Name: kind, Usage: usage, Flags: all,
 		Action: func(c *cli.Context) error {
+			if c.IsSet("daemon") {
+				return proveViaDaemon(c, kind)
+			}
 			st, err := statementOf(c, kind, true)
 			if err != nil {
 				return err
