@@ -38,6 +38,7 @@ func run(ctx context.Context, args []string) error {
 			authCmd,
 			paramsCmd,
 			benchCmd,
+			workerCmd,
 		},
 	}
 	return app.RunContext(ctx, args)

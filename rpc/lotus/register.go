@@ -30,10 +30,10 @@ func (w *roleWorker) register(ctx context.Context, url string) {
 	connected := false
 	for {
 		if cur, err := w.miner.Session(ctx); err != nil {
-			w.log.Warn("miner session check failed", "role", w.role, "err", err)
+			w.log.Warn("miner session check failed", "err", err)
 		} else if cur != known || !connected {
 			if connected {
-				w.log.Warn("miner session changed, registering again", "role", w.role, "old", known, "new", cur)
+				w.log.Warn("miner session changed, registering again", "old", known, "new", cur)
 			}
 			known, connected = cur, w.connect(ctx, url)
 		}
@@ -51,9 +51,9 @@ func (w *roleWorker) connect(ctx context.Context, url string) bool {
 	cctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	if err := w.miner.WorkerConnect(cctx, url); err != nil {
-		w.log.Error("WorkerConnect failed, will retry", "role", w.role, "url", url, "err", err)
+		w.log.Error("WorkerConnect failed, will retry", "url", url, "err", err)
 		return false
 	}
-	w.log.Info("registered with the miner", "role", w.role, "url", url, "session", w.session)
+	w.log.Info("registered with the miner", "url", url, "session", w.session)
 	return true
 }
