@@ -95,7 +95,8 @@ type testMiner struct {
 	dups       int
 	failNext   int // ReturnSealCommit2 calls to refuse before accepting
 	stores     map[abi.SectorNumber][]storiface.SectorStorageInfo
-	rawBody    [][]byte // raw ReturnSealCommit2 request bodies
+	updated    map[abi.SectorNumber]bool // snapped sectors: their vanilla comes from the update files
+	rawBody    [][]byte                  // raw ReturnSealCommit2 request bodies
 
 	connected map[string]int // WorkerConnect calls per URL
 	returns   chan returned
@@ -104,7 +105,7 @@ type testMiner struct {
 func newTestMiner(t testing.TB) *testMiner {
 	m := &testMiner{
 		t: t, apiVersion: lotus.MinerAPIVersion, session: uuid.New(), workers: map[string]*workerClient{}, results: map[storiface.CallID]returned{},
-		stores: map[abi.SectorNumber][]storiface.SectorStorageInfo{}, connected: map[string]int{}, returns: make(chan returned, 64),
+		stores: map[abi.SectorNumber][]storiface.SectorStorageInfo{}, updated: map[abi.SectorNumber]bool{}, connected: map[string]int{}, returns: make(chan returned, 64),
 	}
 	rpc := jsonrpc.NewServer()
 	rpc.Register("Filecoin", &testMinerAPI{m: m})
@@ -260,11 +261,15 @@ func (a *testMinerAPI) ReturnSealCommit2(_ context.Context, ci storiface.CallID,
 }
 
 func (a *testMinerAPI) StorageFindSector(_ context.Context, sid abi.SectorID, ft storiface.SectorFileType, _ abi.SectorSize, _ bool) ([]storiface.SectorStorageInfo, error) {
-	if ft != storiface.FTSealed|storiface.FTCache {
-		return nil, fmt.Errorf("unexpected file types %v", ft)
-	}
 	a.m.mu.Lock()
 	defer a.m.mu.Unlock()
+	want := storiface.FTSealed | storiface.FTCache
+	if a.m.updated[sid.Number] {
+		want = storiface.FTUpdate | storiface.FTUpdateCache
+	}
+	if ft != want {
+		return nil, fmt.Errorf("sector %d: asked for file types %v, want %v", sid.Number, ft, want)
+	}
 	return a.m.stores[sid.Number], nil
 }
 

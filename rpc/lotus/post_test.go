@@ -170,3 +170,24 @@ func TestWinningPoStNeedsEverySector(t *testing.T) {
 		t.Fatal("wdpost role proved Winning PoSt")
 	}
 }
+
+// TestWindowPoStUpdatedSector: a snapped sector (Update) is looked up by its update files,
+// as lotus' paths.Remote does.
+func TestWindowPoStUpdatedSector(t *testing.T) {
+	m := newTestMiner(t)
+	st := newTestStorage(t)
+	serveSectors(m, st, map[abi.SectorNumber][]byte{6: []byte("vanilla-6"), 8: []byte("vanilla-8")})
+	m.updated[8] = true
+	w, _ := startWorker(t, testConfig(), t.TempDir(), &fakeProver{}, m)
+	ch := challenges(6, 8)
+	ch[1].Update = true
+	res, err := dialWorker(t, w.url(lotus.RoleWindow), minerToken).GenerateWindowPoSt(testCtx(t, 30*time.Second), testWindow2K, 1000, ch, 0, make([]byte, 32))
+	if err != nil || len(res.Skipped) != 0 || len(res.PoStProofs.ProofBytes) != 192 {
+		t.Fatalf("result %+v, %v", res, err)
+	}
+	ch[1].Update = false // the miner would refuse the sealed-file lookup of a snapped sector
+	res, err = dialWorker(t, w.url(lotus.RoleWindow), minerToken).GenerateWindowPoSt(testCtx(t, 30*time.Second), testWindow2K, 1000, ch, 0, make([]byte, 32))
+	if err != nil || len(res.Skipped) != 1 || res.Skipped[0].Number != 8 {
+		t.Fatalf("result %+v, %v", res, err)
+	}
+}
