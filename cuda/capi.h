@@ -107,6 +107,22 @@ snarkpipe_status* snarkpipe_fr_csr_eval(snarkpipe_ctx* ctx, const void* d_rowptr
 snarkpipe_status* snarkpipe_fr_gather(snarkpipe_ctx* ctx, const void* d_src, const void* d_idx, uint64_t n,
                                       void* d_out);
 
+/* Benchmark-parameter setup (setup.cuh): known, insecure toxic waste, for benchmarks only.
+ * lagrange: out[j] = scale·omega^j/(tau − omega^j), j < 2^lg_n (tau^(2^lg_n) must not be 1).
+ * powers: out[j] = scale·base^j, j < n. lincomb: out[i] = (k0·u[i] + k1·v[i] + w[i])·k2 with
+ * h_k = {k0, k1, k2}. fixed_mul: out[i] = s_i·G (affine, gnark layout) with h_table[16·w + d]
+ * = d·2^(4w)·G for w < 64, d < 16 (entry d = 0 unused). */
+snarkpipe_status* snarkpipe_fr_lagrange(snarkpipe_ctx* ctx, void* d_out, uint32_t lg_n, const void* h_omega,
+                                        const void* h_tau, const void* h_scale);
+snarkpipe_status* snarkpipe_fr_powers(snarkpipe_ctx* ctx, void* d_out, uint64_t n, const void* h_base,
+                                      const void* h_scale);
+snarkpipe_status* snarkpipe_fr_lincomb(snarkpipe_ctx* ctx, void* d_out, const void* d_u, const void* d_v,
+                                       const void* d_w, uint64_t n, const void* h_k);
+snarkpipe_status* snarkpipe_g1_fixed_mul(snarkpipe_ctx* ctx, void* d_out, const void* d_scalars, uint64_t n,
+                                         const void* h_table);
+snarkpipe_status* snarkpipe_g2_fixed_mul(snarkpipe_ctx* ctx, void* d_out, const void* d_scalars, uint64_t n,
+                                         const void* h_table);
+
 /* Bench and test helpers. */
 /* out[i] = A[i mod 2^lg_a] + B[i >> lg_a] (affine), n <= nb << lg_a. */
 snarkpipe_status* snarkpipe_g1_gen_bases(snarkpipe_ctx* ctx, void* d_out, uint64_t n, const void* h_a,

@@ -99,6 +99,12 @@ type Lib struct {
 	// old build keeps loading and only the pre-compiled path reports it missing.
 	frCSREval func(Ctx, DevPtr, DevPtr, DevPtr, DevPtr, uint64, DevPtr, DevPtr, uint64) *cStatus
 	frGather  func(Ctx, DevPtr, DevPtr, uint64, DevPtr) *cStatus
+	// setup.cu
+	frLagrange func(Ctx, DevPtr, uint32, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) *cStatus
+	frPowers   func(Ctx, DevPtr, uint64, unsafe.Pointer, unsafe.Pointer) *cStatus
+	frLincomb  func(Ctx, DevPtr, DevPtr, DevPtr, DevPtr, uint64, unsafe.Pointer) *cStatus
+	g1FixedMul func(Ctx, DevPtr, DevPtr, uint64, unsafe.Pointer) *cStatus
+	g2FixedMul func(Ctx, DevPtr, DevPtr, uint64, unsafe.Pointer) *cStatus
 }
 
 var (
@@ -206,6 +212,11 @@ func (l *Lib) register(h uintptr) error {
 	}{
 		{&l.frCSREval, "snarkpipe_fr_csr_eval"},
 		{&l.frGather, "snarkpipe_fr_gather"},
+		{&l.frLagrange, "snarkpipe_fr_lagrange"},
+		{&l.frPowers, "snarkpipe_fr_powers"},
+		{&l.frLincomb, "snarkpipe_fr_lincomb"},
+		{&l.g1FixedMul, "snarkpipe_g1_fixed_mul"},
+		{&l.g2FixedMul, "snarkpipe_g2_fixed_mul"},
 	}
 	for _, s := range optional {
 		if p, err := purego.Dlsym(h, s.name); err == nil {
@@ -412,4 +423,48 @@ func (l *Lib) Gather(c Ctx, src, idx DevPtr, n uint64, out DevPtr) error {
 		return fmt.Errorf("fr_gather: %w", ErrMissingSymbol)
 	}
 	return l.check("fr_gather", l.frGather(c, src, idx, n, out))
+}
+
+// HasSetup reports whether the library has the benchmark-setup helpers (setup.cu).
+func (l *Lib) HasSetup() bool {
+	return l.frLagrange != nil && l.frPowers != nil && l.frLincomb != nil && l.g1FixedMul != nil && l.g2FixedMul != nil
+}
+
+// Lagrange writes scale·ω^j/(τ − ω^j) for j < 2^lgN.
+func (l *Lib) Lagrange(c Ctx, dst DevPtr, lgN uint32, omega, tau, scale unsafe.Pointer) error {
+	if l.frLagrange == nil {
+		return fmt.Errorf("fr_lagrange: %w", ErrMissingSymbol)
+	}
+	return l.check("fr_lagrange", l.frLagrange(c, dst, lgN, omega, tau, scale))
+}
+
+// Powers writes scale·base^j for j < n.
+func (l *Lib) Powers(c Ctx, dst DevPtr, n uint64, base, scale unsafe.Pointer) error {
+	if l.frPowers == nil {
+		return fmt.Errorf("fr_powers: %w", ErrMissingSymbol)
+	}
+	return l.check("fr_powers", l.frPowers(c, dst, n, base, scale))
+}
+
+// Lincomb writes (k[0]·u[i] + k[1]·v[i] + w[i])·k[2] for i < n (k: three Fr elements).
+func (l *Lib) Lincomb(c Ctx, dst, u, v, w DevPtr, n uint64, k unsafe.Pointer) error {
+	if l.frLincomb == nil {
+		return fmt.Errorf("fr_lincomb: %w", ErrMissingSymbol)
+	}
+	return l.check("fr_lincomb", l.frLincomb(c, dst, u, v, w, n, k))
+}
+
+// FixedMul writes s_i·G as affine points (g2 selects the curve) from a 64×16 window table
+// of G (see capi.h snarkpipe_g1_fixed_mul).
+func (l *Lib) FixedMul(c Ctx, g2 bool, dst, scalars DevPtr, n uint64, table unsafe.Pointer) error {
+	if g2 {
+		if l.g2FixedMul == nil {
+			return fmt.Errorf("g2_fixed_mul: %w", ErrMissingSymbol)
+		}
+		return l.check("g2_fixed_mul", l.g2FixedMul(c, dst, scalars, n, table))
+	}
+	if l.g1FixedMul == nil {
+		return fmt.Errorf("g1_fixed_mul: %w", ErrMissingSymbol)
+	}
+	return l.check("g1_fixed_mul", l.g1FixedMul(c, dst, scalars, n, table))
 }

@@ -233,11 +233,19 @@ struct alignas(16) Fe {
     return *this * one_raw;
   }
 
-  // inv returns a^(p-2) (Fermat); inv(0) = 0.
+  // inv returns a^(p-2) (Fermat); inv(0) = 0. The exponent's limbs are p − 2 with the
+  // borrow carried (Fr's lowest limb is 1, so it borrows from the next one).
   __device__ Fe inv() const {
+    uint32_t ex[N];
+    uint32_t borrow = 2;
+    for (int i = 0; i < N; i++) {
+      const uint32_t m = P::mod(i);
+      ex[i] = m - borrow;
+      borrow = m < borrow ? 1u : 0u;
+    }
     Fe acc = one();
     for (int i = N - 1; i >= 0; i--) {
-      uint32_t e = P::mod(i) - (i == 0 ? 2u : 0u);
+      const uint32_t e = ex[i];
       for (int bit = 31; bit >= 0; bit--) {
         acc = acc.sqr();
         if ((e >> bit) & 1) acc = acc * *this;

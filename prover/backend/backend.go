@@ -100,3 +100,17 @@ type ShapeEvaluator interface {
 	// shape against the key's resident vectors.
 	ProveResident(s ResidentShape, inputs, aux []fr.Element, k ResidentKey) (ResidentResults, error)
 }
+
+// SetupWaste is the toxic waste of a benchmark setup. It is known to whoever made the
+// setup, who can therefore forge proofs: keys made from it serve benchmarks and tests only.
+type SetupWaste struct{ Tau, Alpha, Beta, Gamma, Delta fr.Element }
+
+// KeyGenerator is an optional Backend capability: a setup computed where the keys will
+// live (bellperson's generator: Lagrange basis at τ over the domain, u, v, w per variable
+// by transposed sparse products over the recorded matrices, fixed-base multiplications),
+// so benchmark keys of any size are made in seconds and never cross to the host.
+type KeyGenerator interface {
+	// GenerateKey returns the resident h, l, a, b_g1, b_g2 vectors for shape s and waste w,
+	// and the input scalars (β·u_i + α·v_i + w_i)/γ from which the host makes the VK's IC.
+	GenerateKey(s *r1cs.Shape, w SetupWaste) (k ResidentKey, ic []fr.Element, err error)
+}

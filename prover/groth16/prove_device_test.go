@@ -21,7 +21,9 @@ type hostShape struct{ s *r1cs.Shape }
 
 func (hostShape) Close() error { return nil }
 
-func (h hostEvaluator) LoadShape(s *r1cs.Shape) (backend.ResidentShape, error) { return hostShape{s}, nil }
+func (h hostEvaluator) LoadShape(s *r1cs.Shape) (backend.ResidentShape, error) {
+	return hostShape{s}, nil
+}
 
 func (h hostEvaluator) ProveResident(rs backend.ResidentShape, inputs, aux []fr.Element, k backend.ResidentKey) (backend.ResidentResults, error) {
 	var res backend.ResidentResults

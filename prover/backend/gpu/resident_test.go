@@ -216,3 +216,68 @@ func TestLoadShapeRejectsBadShapes(t *testing.T) {
 		t.Errorf("closed shape: got %v, want ErrClosed", err)
 	}
 }
+
+// TestBenchSetupMatchesDevSetup: the device setup with the same waste as DevSetup gives a
+// key whose proofs equal the CPU proofs from DevSetup's parameters (same r, s), through
+// both the resident path and the plain Prove, and they verify with BenchSetup's VK.
+func TestBenchSetupMatchesDevSetup(t *testing.T) {
+	b := testBackend(t)
+	cb, err := cpu.New(cpu.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range []r1cstest.Random{{Seed: 21, Constraints: 90, Inputs: 3}, {Seed: 22, Constraints: 260, Inputs: 1}} {
+		shape, w := recordRandom(t, &c)
+		seed := [32]byte{byte(i), 9}
+		params, err := groth16.DevSetup(shape, chachaReader{rand.NewChaCha8(seed)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pkGPU, err := groth16.BenchSetup(b, shape, chachaReader{rand.NewChaCha8(seed)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !pkGPU.Params.Dev {
+			t.Fatal("bench key not marked Dev")
+		}
+		if pkGPU.Params.VK.DeltaG1 != params.VK.DeltaG1 || len(pkGPU.Params.VK.IC) != len(params.VK.IC) {
+			t.Fatalf("%s: bench VK differs from DevSetup's", c.ID())
+		}
+		for j := range params.VK.IC {
+			if pkGPU.Params.VK.IC[j] != params.VK.IC[j] {
+				t.Fatalf("%s: IC[%d] differs", c.ID(), j)
+			}
+		}
+		rs, err := groth16.SampleRandomness(chachaReader{rand.NewChaCha8([32]byte{byte(i), 10})})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pkCPU, err := groth16.NewProvingKey(cb, params, shape.Counts())
+		if err != nil {
+			t.Fatal(err)
+		}
+		as := groth16.AssignmentOf(w)
+		clone := func(v []fr.Element) []fr.Element { return append([]fr.Element(nil), v...) }
+		as.A, as.B, as.C = clone(as.A), clone(as.B), clone(as.C)
+		want, _, err := pkCPU.Prove(&shape.Density, as, &rs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rc, err := pkGPU.LoadShape(shape)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := rc.Prove(w.Inputs, w.Aux, &rs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Bytes() != want.Bytes() {
+			t.Fatalf("%s: proof with the device-generated key differs from the DevSetup proof", c.ID())
+		}
+		if err := pkGPU.Params.VK.Verify(&got, w.Inputs[1:]); err != nil {
+			t.Fatalf("%s: proof does not verify against the bench VK: %v", c.ID(), err)
+		}
+		_ = rc.Close()
+		_ = pkGPU.Close()
+	}
+}
