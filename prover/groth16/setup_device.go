@@ -1,6 +1,7 @@
 package groth16
 
 import (
+	"crypto/rand"
 	"fmt"
 	"io"
 
@@ -10,7 +11,7 @@ import (
 
 // BenchSetup makes an INSECURE benchmark key for shape on a backend that implements
 // backend.KeyGenerator: the toxic waste is drawn from rng exactly as DevSetup draws it
-// (so the same rng bytes give the same parameters) and is known to the caller, who could
+// (so the same rng bytes give the same parameters; nil: crypto/rand) and is known to the caller, who could
 // forge proofs with it. The vectors are computed and kept on the backend; the host gets
 // only the verifying key, so every benchmark proof can be verified at any circuit size.
 // The returned key's Params hold the VK and no host vectors, and are marked Dev.
@@ -18,6 +19,9 @@ func BenchSetup(be backend.Backend, shape *r1cs.Shape, rng io.Reader) (*ProvingK
 	kg, ok := be.(backend.KeyGenerator)
 	if !ok {
 		return nil, fmt.Errorf("groth16: backend %s cannot generate keys", be.Name())
+	}
+	if rng == nil {
+		rng = rand.Reader
 	}
 	var w waste
 	if err := w.sample(rng); err != nil {
