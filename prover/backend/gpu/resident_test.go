@@ -281,3 +281,35 @@ func TestBenchSetupMatchesDevSetup(t *testing.T) {
 		_ = pkGPU.Close()
 	}
 }
+
+// TestGenerateKeyRefusesDegenerateWaste: τ inside the domain (t(τ) = 0) or a zero γ / δ
+// would divide by zero; the setup refuses before any kernel.
+func TestGenerateKeyRefusesDegenerateWaste(t *testing.T) {
+	b := testBackend(t)
+	shape, _ := recordRandom(t, &r1cstest.Random{Seed: 6, Constraints: 10, Inputs: 1})
+	var good backend.SetupWaste
+	for i, e := range []*fr.Element{&good.Tau, &good.Alpha, &good.Beta, &good.Gamma, &good.Delta} {
+		e.SetUint64(uint64(1000 + i))
+	}
+	for name, w := range map[string]backend.SetupWaste{
+		"tau = 1":   func() backend.SetupWaste { w := good; w.Tau.SetOne(); return w }(),
+		"gamma = 0": func() backend.SetupWaste { w := good; w.Gamma.SetZero(); return w }(),
+		"delta = 0": func() backend.SetupWaste { w := good; w.Delta.SetZero(); return w }(),
+	} {
+		if _, _, err := b.GenerateKey(shape, w); err == nil {
+			t.Errorf("%s: degenerate waste accepted", name)
+		}
+	}
+	k, ic, err := b.GenerateKey(shape, good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ic) != shape.NumInputs || k.L.Len() != shape.NumAux || k.H.Len() != shape.DomainSize()-1 {
+		t.Fatalf("key lengths: ic %d, l %d, h %d", len(ic), k.L.Len(), k.H.Len())
+	}
+	for _, c := range []interface{ Close() error }{k.H, k.L, k.A, k.BG1, k.BG2} {
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

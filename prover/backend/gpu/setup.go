@@ -214,7 +214,26 @@ func (g *keyGen) columns(mat *r1cs.Matrix, vars int, coeffs, lag cuda.DevPtr) (c
 	if err != nil {
 		return 0, err
 	}
-	return out, g.b.lib.CSREval(g.ctx, m, lag, out, uint64(vars))
+	if err := g.b.lib.CSREval(g.ctx, m, lag, out, uint64(vars)); err != nil {
+		return 0, err
+	}
+	// The transposed side is needed once: free it now, so the peak at full size holds
+	// one side's terms rather than three.
+	g.release(m.RowPtr, m.Col, m.Coeff)
+	return out, nil
+}
+
+// release frees temporaries before the end of the setup.
+func (g *keyGen) release(ps ...cuda.DevPtr) {
+	for _, p := range ps {
+		for i, q := range g.temps {
+			if q == p {
+				_ = g.b.lib.Free(g.ctx, p)
+				g.temps = append(g.temps[:i], g.temps[i+1:]...)
+				break
+			}
+		}
+	}
 }
 
 func (g *keyGen) gathered(src cuda.DevPtr, idx []uint32) (cuda.DevPtr, error) {
