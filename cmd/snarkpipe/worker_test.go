@@ -27,7 +27,12 @@ import (
 type workerTestMiner struct {
 	mu      sync.Mutex
 	urls    []string
-	returns chan *storiface.CallError
+	returns chan workerReturn
+}
+
+type workerReturn struct {
+	id   storiface.CallID
+	cerr *storiface.CallError
 }
 
 func (m *workerTestMiner) Version(context.Context) (lotus.APIVersion, error) {
@@ -48,20 +53,42 @@ func (m *workerTestMiner) WorkerConnect(_ context.Context, url string) error {
 	m.mu.Unlock()
 	return nil
 }
-func (m *workerTestMiner) ReturnSealCommit2(_ context.Context, _ storiface.CallID, _ storiface.Proof, cerr *storiface.CallError) error {
-	m.returns <- cerr
+func (m *workerTestMiner) ReturnSealCommit2(_ context.Context, id storiface.CallID, _ storiface.Proof, cerr *storiface.CallError) error {
+	m.returns <- workerReturn{id, cerr}
 	return nil
+}
+
+// serve starts the miner's JSON-RPC endpoint.
+func (m *workerTestMiner) serve(t *testing.T) *httptest.Server {
+	rpcSrv := jsonrpc.NewServer()
+	rpcSrv.Register("Filecoin", m)
+	ms := httptest.NewServer(rpcSrv)
+	t.Cleanup(ms.Close)
+	return ms
+}
+
+// waitURLs waits until n WorkerConnect calls arrived and returns their URLs.
+func (m *workerTestMiner) waitURLs(t *testing.T, n int, d time.Duration) []string {
+	t.Helper()
+	for deadline := time.Now().Add(d); ; time.Sleep(10 * time.Millisecond) {
+		m.mu.Lock()
+		urls := append([]string(nil), m.urls...)
+		m.mu.Unlock()
+		if len(urls) >= n {
+			return urls
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("registrations: %v, want %d", urls, n)
+		}
+	}
 }
 
 // TestWorkerRun starts `worker run` against a test miner: both roles register with their
 // own URL, the miner can call them with its token, and a C2 the real service rejects comes
 // back through ReturnSealCommit2; cancelling stops the worker cleanly.
 func TestWorkerRun(t *testing.T) {
-	m := &workerTestMiner{returns: make(chan *storiface.CallError, 1)}
-	rpcSrv := jsonrpc.NewServer()
-	rpcSrv.Register("Filecoin", m)
-	ms := httptest.NewServer(rpcSrv)
-	defer ms.Close()
+	m := &workerTestMiner{returns: make(chan workerReturn, 1)}
+	ms := m.serve(t)
 
 	cfg := testDaemonConfig(t)
 	wcfg := lotus.DefaultConfig()
@@ -73,15 +100,7 @@ func TestWorkerRun(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- runWorker(ctx, &out, cfg, opts) }()
 
-	var urls []string
-	for deadline := time.Now().Add(time.Minute); len(urls) < 2; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("registrations: %v", urls)
-		}
-		m.mu.Lock()
-		urls = append([]string(nil), m.urls...)
-		m.mu.Unlock()
-	}
+	urls := m.waitURLs(t, 2, time.Minute)
 	h := http.Header{"Authorization": []string{"Bearer miner-token"}}
 	for _, u := range urls {
 		var c struct {
@@ -111,9 +130,9 @@ func TestWorkerRun(t *testing.T) {
 			t.Fatal(err)
 		}
 		select {
-		case cerr := <-m.returns:
-			if cerr == nil || cerr.Code != storiface.ErrUnknown || !strings.Contains(cerr.Message, "invalid input") {
-				t.Fatalf("ReturnSealCommit2 error %+v", cerr)
+		case r := <-m.returns:
+			if cerr := r.cerr; cerr == nil || cerr.Code != storiface.ErrUnknown || !strings.Contains(cerr.Message, "invalid input") {
+				t.Fatalf("ReturnSealCommit2 error %+v", r.cerr)
 			}
 		case <-time.After(time.Minute):
 			t.Fatal("no ReturnSealCommit2")
