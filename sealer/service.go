@@ -119,6 +119,11 @@ type StageTiming struct {
 	Prove     time.Duration // quotient and MSMs
 	Verify    time.Duration
 	Total     time.Duration
+	// Load is the time this partition spent making the circuit resident (recording or
+	// recording lookup, host parameters, device proving key) and waiting for memory;
+	// Witness is witness fill plus A·z, B·z, C·z. Both are parts of Queue+Synth+Handoff.
+	Load    time.Duration
+	Witness time.Duration
 }
 
 // JobInfo describes a job: what, where it stands, when, and its stage timings once done.

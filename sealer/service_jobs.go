@@ -270,6 +270,8 @@ func stageTimings(ts []pipeline.PartitionTiming) []StageTiming {
 			Prove:     nonNegative(t.ProveEnd.Sub(t.ProveStart)),
 			Verify:    t.Verify,
 			Total:     nonNegative(t.Done.Sub(t.Submitted)),
+			Load:      t.Prepare + t.Admission + t.HostLoad + t.Device + t.KeyLoad,
+			Witness:   t.Witness + t.Eval,
 		}
 	}
 	return out

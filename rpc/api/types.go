@@ -70,6 +70,8 @@ type StageTiming struct {
 	Prove     time.Duration
 	Verify    time.Duration
 	Total     time.Duration
+	Load      time.Duration // making the circuit resident and waiting for memory
+	Witness   time.Duration // witness fill and A·z, B·z, C·z
 }
 
 // JobInfo describes a job.
