@@ -96,3 +96,28 @@ func TestFillWitnessEqualsWitnessBuilder(t *testing.T) {
 		t.Errorf("short aux buffer: %v, want ErrWitnessLayout", err)
 	}
 }
+
+// TestCircuitsFromVanillaList: Circuits builds one circuit per partition with h = HDefault
+// and refuses a wrong partition count or a non-canonical commitment.
+func TestCircuitsFromVanillaList(t *testing.T) {
+	u := refUpdate(t, 0)
+	proofs, err := u.PartitionProofs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := update.Circuits(u.Info, u.CommROld, u.CommDNew, u.CommRNew, proofs)
+	if err != nil || len(cs) != 1 {
+		t.Fatalf("%d circuits, %v", len(cs), err)
+	}
+	if want := publicOf(t, u, 0); cs[0].Public != want {
+		t.Errorf("public inputs %+v, want %+v", cs[0].Public, want)
+	}
+	if _, err := update.Circuits(u.Info, u.CommROld, u.CommDNew, u.CommRNew, append(proofs, proofs[0])); !errors.Is(err, update.ErrVanilla) {
+		t.Errorf("2 proofs for 1 partition: %v", err)
+	}
+	bad := u.CommRNew
+	bad[31] = 0xff
+	if _, err := update.Circuits(u.Info, u.CommROld, u.CommDNew, bad, proofs); !errors.Is(err, update.ErrVanilla) {
+		t.Errorf("non-canonical comm_r_new: %v", err)
+	}
+}

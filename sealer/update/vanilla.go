@@ -115,3 +115,35 @@ func frOf(d vanilla.Domain) (fr.Element, error) {
 
 // CommitmentFr converts a 32-byte commitment (LE field repr) into a field element.
 func CommitmentFr(c [32]byte) (fr.Element, error) { return frOf(vanilla.Domain(c)) }
+
+// Circuits builds every partition's circuit of a sector update proof as upstream's
+// generate_empty_sector_update_proof_with_vanilla does: partition k gets the k-th vanilla
+// proof, h is the type's HDefault, and the commitments must be canonical field elements
+// (upstream try_from_bytes). Each circuit's InputVector gives its public inputs.
+func Circuits(info *types.UpdateProofInfo, commROld, commDNew, commRNew [32]byte, proofs []*vanilla.UpdatePartitionProof) ([]*Circuit, error) {
+	if len(proofs) != info.PartitionCount {
+		return nil, fmt.Errorf("%w: %d partition proofs, want %d", ErrVanilla, len(proofs), info.PartitionCount)
+	}
+	pub := PublicInputs{H: info.HDefault}
+	for _, c := range []struct {
+		name string
+		src  [32]byte
+		dst  *fr.Element
+	}{{"comm_r_old", commROld, &pub.CommROld}, {"comm_d_new", commDNew, &pub.CommDNew}, {"comm_r_new", commRNew, &pub.CommRNew}} {
+		v, err := CommitmentFr(c.src)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.name, err)
+		}
+		*c.dst = v
+	}
+	out := make([]*Circuit, len(proofs))
+	for k, p := range proofs {
+		pub.K = k
+		c, err := FromVanilla(info, pub, p)
+		if err != nil {
+			return nil, fmt.Errorf("partition %d: %w", k, err)
+		}
+		out[k] = c
+	}
+	return out, nil
+}
