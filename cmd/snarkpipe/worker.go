@@ -39,6 +39,7 @@ On the miner, set [Storage] AllowCommit = false to send every C2 here, and
 		&cli.StringFlag{Name: "listen", Value: "0.0.0.0:3456", Usage: "worker listener (the miner connects here)"},
 		&cli.StringFlag{Name: "advertise", Usage: "base URL the miner reaches us at (default: http://<our address on the route to the miner>:<port>)"},
 		&cli.StringFlag{Name: "state-dir", Usage: "Session UUIDs and tracked calls (default: user config dir/snarkpipe/lotus-worker)"},
+		&cli.StringFlag{Name: "miner-jwt-secret", Usage: "verify the miner's tokens locally with its API secret (lotus-miner repo keystore/MF2XI2BNNJ3XILLQOJUXMYLUMU, or a raw secret file) instead of asking its AuthVerify"},
 		&cli.StringFlag{Name: "hostname", Usage: "hostname shown by the miner (default: os.Hostname)"},
 		&cli.IntFlag{Name: "c2-max-concurrent", Value: lotus.DefaultConfig().C2MaxConcurrent, Usage: "C2 calls the miner may keep in flight here"},
 		&cli.IntFlag{Name: "post-max-concurrent", Value: lotus.DefaultConfig().PoStMaxConcurrent, Usage: "PoSt calls per PoSt role the miner may keep in flight here"},
@@ -87,6 +88,8 @@ type workerOptions struct {
 	listen    string
 	advertise string
 	stateDir  string
+	// jwtSecret, when set, verifies the miner's tokens locally.
+	jwtSecret []byte
 }
 
 func workerOptionsFrom(c *cli.Context) (workerOptions, error) {
@@ -116,7 +119,13 @@ func workerOptionsFrom(c *cli.Context) (workerOptions, error) {
 		}
 		dir = filepath.Join(conf, "snarkpipe", "lotus-worker")
 	}
-	return workerOptions{lotus: wcfg, miner: info, listen: c.String("listen"), advertise: c.String("advertise"), stateDir: dir}, nil
+	opts := workerOptions{lotus: wcfg, miner: info, listen: c.String("listen"), advertise: c.String("advertise"), stateDir: dir}
+	if p := c.String("miner-jwt-secret"); p != "" {
+		if opts.jwtSecret, err = lotus.ReadJWTSecret(p); err != nil {
+			return workerOptions{}, err
+		}
+	}
+	return opts, nil
 }
 
 // runWorker starts the service (the daemon's, with its API) and the lotus worker adapter,
@@ -133,9 +142,13 @@ func runWorker(ctx context.Context, out io.Writer, cfg daemonConfig, opts worker
 		return err
 	}
 	timeout := time.Duration(cfg.ShutdownTimeout)
+	verify := lotus.MinerVerifier(miner, 5*time.Minute)
+	if opts.jwtSecret != nil {
+		verify = lotus.SecretVerifier(opts.jwtSecret)
+	}
 	w, err := lotus.New(opts.lotus, lotus.Deps{
 		Prover: d.svc, Miner: miner, MinerAuth: opts.miner.AuthHeader(),
-		Verify: lotus.MinerVerifier(miner, 5*time.Minute), StateDir: opts.stateDir,
+		Verify: verify, StateDir: opts.stateDir,
 		Log: slog.New(slog.NewTextHandler(os.Stderr, nil)).With("component", "lotus-worker"),
 	})
 	if err != nil {

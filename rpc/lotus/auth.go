@@ -3,7 +3,9 @@ package lotus
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -60,6 +62,30 @@ func SecretVerifier(secret []byte) TokenVerifier {
 		}
 		return c.Allow, nil
 	}
+}
+
+// ReadJWTSecret reads the miner's API secret for SecretVerifier: either lotus' keystore
+// entry (repo/keystore/MF2XI2BNNJ3XILLQOJUXMYLUMU, JSON {"Type":"jwt-hmac-secret",
+// "PrivateKey":"<base64>"}) or a file holding the raw secret bytes.
+func ReadJWTSecret(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("lotus: miner secret: %w", err)
+	}
+	var ki struct {
+		Type       string
+		PrivateKey []byte
+	}
+	if json.Unmarshal(b, &ki) == nil && len(ki.PrivateKey) > 0 {
+		if ki.Type != "" && ki.Type != "jwt-hmac-secret" {
+			return nil, fmt.Errorf("lotus: miner secret %s is a %q key, want jwt-hmac-secret", path, ki.Type)
+		}
+		b = ki.PrivateKey
+	}
+	if len(b) < 16 {
+		return nil, fmt.Errorf("lotus: miner secret %s is %d bytes, want at least 16", path, len(b))
+	}
+	return b, nil
 }
 
 // requireAdmin lets through only requests whose token grants admin: every lotus worker

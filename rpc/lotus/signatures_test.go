@@ -2,6 +2,9 @@ package lotus
 
 import (
 	"context"
+	"encoding/base64"
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
@@ -102,5 +105,30 @@ func TestMinerVerifierCaches(t *testing.T) {
 	}
 	if asked["good"] != 1 || asked["bad"] != 3 {
 		t.Fatalf("AuthVerify calls %v", asked)
+	}
+}
+
+// TestReadJWTSecret reads lotus' keystore entry and raw secret files.
+func TestReadJWTSecret(t *testing.T) {
+	dir := t.TempDir()
+	secret := []byte("0123456789abcdef-raw-secret-bytes")
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	keystore := write("MF2XI2BNNJ3XILLQOJUXMYLUMU", `{"Type":"jwt-hmac-secret","PrivateKey":"`+base64.StdEncoding.EncodeToString(secret)+`"}`)
+	for _, p := range []string{keystore, write("raw", string(secret))} {
+		got, err := ReadJWTSecret(p)
+		if err != nil || string(got) != string(secret) {
+			t.Fatalf("%s: %q, %v", p, got, err)
+		}
+	}
+	for _, p := range []string{write("short", "abc"), write("wrongtype", `{"Type":"secp256k1","PrivateKey":"`+base64.StdEncoding.EncodeToString(secret)+`"}`), filepath.Join(dir, "missing")} {
+		if _, err := ReadJWTSecret(p); err == nil {
+			t.Fatalf("%s accepted", p)
+		}
 	}
 }

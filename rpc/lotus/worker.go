@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/filecoin-project/go-state-types/abi"
 	"github.com/filecoin-project/go-state-types/proof"
@@ -172,11 +173,15 @@ func (a *workerAPI) TaskDisable(_ context.Context, tt sealtasks.TaskType) error 
 	return nil
 }
 
-// WaitQuiet blocks until no call is in flight (or ctx ends).
+// WaitQuiet blocks until no call is in flight (or ctx ends). Several callers may wait:
+// each also rechecks on a short tick, as the quiet signal wakes only one of them.
 func (a *workerAPI) WaitQuiet(ctx context.Context) error {
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
 	for a.w.busy.Load() > 0 {
 		select {
 		case <-a.w.quiet:
+		case <-tick.C:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
