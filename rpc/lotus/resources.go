@@ -23,8 +23,9 @@ import (
 // and batches work better when it sees several jobs at once.
 //
 // So Info sends a Resources override for the role's task type and every seal proof type:
-// no memory, no GPU share, one scheduler thread, and MaxConcurrent as the only limit (the
-// number of calls the miner keeps in flight on this worker). We keep IgnoreResources false:
+// no memory, no GPU share, no CPU threads (Threads() is 0 for MaxParallelism 0), so that
+// MaxConcurrent, the number of calls the miner keeps in flight on this worker, is the only
+// limit whatever the host's core count. We keep IgnoreResources false:
 // lotus documents it as a local-worker testing switch, while the override table is the
 // documented per-worker mechanism (lotus-worker fills it from C2_32G_MAX_CONCURRENT-style
 // variables), and MaxConcurrent is honoured either way.
@@ -35,7 +36,7 @@ func resourceOverride(maxConcurrent int) storiface.Resources {
 		MinMemory:      0,
 		MaxMemory:      0,
 		GPUUtilization: 0,
-		MaxParallelism: 1,
+		MaxParallelism: 0,
 		BaseMinMemory:  0,
 		MaxConcurrent:  maxConcurrent,
 	}

@@ -65,11 +65,11 @@ func admitted(spt abi.RegisteredSealProof, tt sealtasks.TaskType, info storiface
 
 // h200 is the host of the acceptance criterion: one H200, 128 GiB of RAM (60 GiB of it
 // taken by resident parameters and the OS), no swap, 16 cores.
-func h200(info storiface.WorkerInfo) storiface.WorkerInfo {
+func h200(info storiface.WorkerInfo, cpus uint64) storiface.WorkerInfo {
 	info.Resources.MemPhysical = 128 << 30
 	info.Resources.MemUsed = 60 << 30
 	info.Resources.MemSwap, info.Resources.MemSwapUsed = 0, 0
-	info.Resources.CPUs = 16
+	info.Resources.CPUs = cpus
 	info.Resources.GPUs = []string{"NVIDIA H200"}
 	return info
 }
@@ -89,7 +89,8 @@ func TestMinerAdmitsH200(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		info = h200(info)
+		small := h200(info, 2) // fewer cores than MaxConcurrent: cores must not limit us
+		info = h200(info, 16)
 		want := cfg.PoStMaxConcurrent
 		if role == lotus.RoleC2 {
 			want = cfg.C2MaxConcurrent
@@ -103,6 +104,9 @@ func TestMinerAdmitsH200(t *testing.T) {
 			checked++
 			if n := admitted(spt, tt, info); n != want {
 				t.Errorf("%s, seal proof %d: miner admits %d tasks, want %d", role, spt, n, want)
+			}
+			if n := admitted(spt, tt, small); n != want {
+				t.Errorf("%s, seal proof %d: miner admits %d tasks on 2 cores, want %d", role, spt, n, want)
 			}
 			plain := info
 			plain.Resources.Resources = nil
