@@ -103,6 +103,12 @@ snarkpipe_status* snarkpipe_fr_quotient(snarkpipe_ctx* ctx, void* d_a, void* d_b
 snarkpipe_status* snarkpipe_fr_csr_eval(snarkpipe_ctx* ctx, const void* d_rowptr, const void* d_col,
                                         const void* d_coeff, const void* d_coeffs, uint64_t rows, const void* d_z,
                                         void* d_out, uint64_t n_out);
+/* Bit-packed witness: z[i] (i < n) = vals[rank] when bit i of d_field is set (rank = set
+ * field bits before i = d_rank[i/64] + the popcount below i in its word), else h_one when
+ * bit i of d_ones is set, else zero. Bitmaps are uint64 words (bit i = word[i/64] >> i%64);
+ * d_rank is one uint32 per word. */
+snarkpipe_status* snarkpipe_fr_unpack(snarkpipe_ctx* ctx, void* d_z, uint64_t n, const void* d_field,
+                                      const void* d_ones, const void* d_rank, const void* d_vals, const void* h_one);
 /* out[i] = src[idx[i]] for i < n (uint32 indices, trusted). */
 snarkpipe_status* snarkpipe_fr_gather(snarkpipe_ctx* ctx, const void* d_src, const void* d_idx, uint64_t n,
                                       void* d_out);

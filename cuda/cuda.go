@@ -99,6 +99,7 @@ type Lib struct {
 	// old build keeps loading and only the pre-compiled path reports it missing.
 	frCSREval func(Ctx, DevPtr, DevPtr, DevPtr, DevPtr, uint64, DevPtr, DevPtr, uint64) *cStatus
 	frGather  func(Ctx, DevPtr, DevPtr, uint64, DevPtr) *cStatus
+	frUnpack  func(Ctx, DevPtr, uint64, DevPtr, DevPtr, DevPtr, DevPtr, unsafe.Pointer) *cStatus
 	// setup.cu
 	frLagrange func(Ctx, DevPtr, uint32, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) *cStatus
 	frPowers   func(Ctx, DevPtr, uint64, unsafe.Pointer, unsafe.Pointer) *cStatus
@@ -212,6 +213,7 @@ func (l *Lib) register(h uintptr) error {
 	}{
 		{&l.frCSREval, "snarkpipe_fr_csr_eval"},
 		{&l.frGather, "snarkpipe_fr_gather"},
+		{&l.frUnpack, "snarkpipe_fr_unpack"},
 		{&l.frLagrange, "snarkpipe_fr_lagrange"},
 		{&l.frPowers, "snarkpipe_fr_powers"},
 		{&l.frLincomb, "snarkpipe_fr_lincomb"},
@@ -399,7 +401,7 @@ func (l *Lib) FieldOps(c Ctx, fp bool, a, b unsafe.Pointer, n uint64, mul, add, 
 var ErrMissingSymbol = errors.New("cuda: symbol missing from the library (rebuild with `make cuda`)")
 
 // HasSparse reports whether the library has the sparse R1CS products (spmv.cu).
-func (l *Lib) HasSparse() bool { return l.frCSREval != nil && l.frGather != nil }
+func (l *Lib) HasSparse() bool { return l.frCSREval != nil && l.frGather != nil && l.frUnpack != nil }
 
 // CSR is one side of a recorded R1CS resident on the device (see capi.h
 // snarkpipe_fr_csr_eval): row pointers (uint64), columns and coefficient slots (uint32),
@@ -467,4 +469,13 @@ func (l *Lib) FixedMul(c Ctx, g2 bool, dst, scalars DevPtr, n uint64, table unsa
 		return fmt.Errorf("g1_fixed_mul: %w", ErrMissingSymbol)
 	}
 	return l.check("g1_fixed_mul", l.g1FixedMul(c, dst, scalars, n, table))
+}
+
+// Unpack expands a bit-packed witness into z on the device (see capi.h
+// snarkpipe_fr_unpack): field-element values where field is set, else one or zero.
+func (l *Lib) Unpack(c Ctx, z DevPtr, n uint64, field, ones, rank, vals DevPtr, one unsafe.Pointer) error {
+	if l.frUnpack == nil {
+		return fmt.Errorf("fr_unpack: %w", ErrMissingSymbol)
+	}
+	return l.check("fr_unpack", l.frUnpack(c, z, n, field, ones, rank, vals, one))
 }

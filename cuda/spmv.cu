@@ -1,4 +1,6 @@
 // ABI unit: sparse R1CS products and gathers over Fr (spmv.cuh).
+#include <cstring>
+
 #include "spmv.cuh"
 
 using namespace snarkpipe;
@@ -22,6 +24,17 @@ snarkpipe_status* snarkpipe_fr_gather(snarkpipe_ctx* ctx, const void* d_src, con
     if (n > 0 && (!d_src || !d_idx || !d_out)) invalid("nil argument");
     gather_run(static_cast<const Fr*>(d_src), static_cast<const uint32_t*>(d_idx), static_cast<Fr*>(d_out), n,
                ctx->stream);
+  });
+}
+
+snarkpipe_status* snarkpipe_fr_unpack(snarkpipe_ctx* ctx, void* d_z, uint64_t n, const void* d_field,
+                                      const void* d_ones, const void* d_rank, const void* d_vals, const void* h_one) {
+  return guarded(ctx, [&] {
+    if (!h_one || (n > 0 && (!d_z || !d_field || !d_ones || !d_rank || !d_vals))) invalid("nil argument");
+    Fr one;
+    std::memcpy(&one, h_one, sizeof one);
+    unpack_run(static_cast<Fr*>(d_z), n, static_cast<const uint64_t*>(d_field), static_cast<const uint64_t*>(d_ones),
+               static_cast<const uint32_t*>(d_rank), static_cast<const Fr*>(d_vals), one, ctx->stream);
   });
 }
 

@@ -66,3 +66,34 @@ inline void gather_run(const Fr* src, const uint32_t* idx, Fr* out, uint64_t n, 
 }
 
 }  // namespace snarkpipe
+
+namespace snarkpipe {
+
+// unpack: the bit-packed witness upload. z[i] for i < n is vals[rank] when bit i of
+// field is set (rank = field bits before i: rank[i/64] + the popcount below i in its
+// word), else one when bit i of ones is set, else zero. Bitmaps are u64 words.
+static __global__ void unpack(Fr* __restrict__ z, uint64_t n, const uint64_t* __restrict__ field,
+                              const uint64_t* __restrict__ ones, const uint32_t* __restrict__ rank,
+                              const Fr* __restrict__ vals, Fr one) {
+  const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const uint64_t w = i / 64, bit = uint64_t(1) << (i % 64);
+  const uint64_t fw = field[w];
+  Fr r;
+  if (fw & bit) {
+    const uint64_t below = fw & (bit - 1);
+    r = load16(vals + rank[w] + uint32_t(__popcll(below)));
+  } else {
+    r = (ones[w] & bit) ? one : Fr::zero();
+  }
+  store16(z + i, r);
+}
+
+inline void unpack_run(Fr* z, uint64_t n, const uint64_t* field, const uint64_t* ones, const uint32_t* rank,
+                       const Fr* vals, const Fr& one, cudaStream_t s) {
+  if (n == 0) return;
+  unpack<<<blocks_for(n, 256), 256, 0, s>>>(z, n, field, ones, rank, vals, one);
+  SP_LAUNCHED("unpack");
+}
+
+}  // namespace snarkpipe

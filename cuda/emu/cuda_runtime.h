@@ -34,6 +34,7 @@ inline unsigned __brev(unsigned x) {
   return r;
 }
 inline int __ffs(unsigned x) { return __builtin_ffs(int(x)); }
+inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
 inline unsigned atomicOr(unsigned* p, unsigned v) {
   unsigned o = *p;
   *p |= v;

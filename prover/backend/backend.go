@@ -5,6 +5,8 @@ package backend
 
 import (
 	"errors"
+	"fmt"
+	"math/bits"
 	"time"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -113,4 +115,76 @@ type KeyGenerator interface {
 	// GenerateKey returns the resident h, l, a, b_g1, b_g2 vectors for shape s and waste w,
 	// and the input scalars (β·u_i + α·v_i + w_i)/γ from which the host makes the VK's IC.
 	GenerateKey(s *r1cs.Shape, w SetupWaste) (k ResidentKey, ic []fr.Element, err error)
+}
+
+// PackedAux is an aux assignment with its zero and one values bit-packed, the rest as
+// field elements: most of a Filecoin witness is bits, so this is what a proof uploads
+// on the pre-compiled path. Bit j (word j/64, bit j%64) of Field says aux j is the next
+// entry of Values; otherwise bit j of Ones says whether it is one or zero.
+type PackedAux struct {
+	N           int
+	Field, Ones []uint64
+	Values      []fr.Element
+}
+
+// PackAux packs aux (a new PackedAux; aux is not kept).
+func PackAux(aux []fr.Element) PackedAux {
+	words := (len(aux) + 63) / 64
+	p := PackedAux{N: len(aux), Field: make([]uint64, words), Ones: make([]uint64, words)}
+	one := fr.One()
+	for j := range aux {
+		switch {
+		case aux[j].IsZero():
+		case aux[j].Equal(&one):
+			p.Ones[j/64] |= 1 << (j % 64)
+		default:
+			p.Field[j/64] |= 1 << (j % 64)
+			p.Values = append(p.Values, aux[j])
+		}
+	}
+	return p
+}
+
+// Validate checks that the bitmaps have one word per 64 values, no bits past N, and as
+// many Field bits as Values.
+func (p *PackedAux) Validate() error {
+	words := (p.N + 63) / 64
+	if p.N < 0 || len(p.Field) != words || len(p.Ones) != words {
+		return errors.New("backend: packed aux: bitmaps do not have one word per 64 values")
+	}
+	set := 0
+	for w := range p.Field {
+		if r := p.N - 64*w; r < 64 && (p.Field[w]|p.Ones[w])>>r != 0 {
+			return errors.New("backend: packed aux: bits set past the last value")
+		}
+		set += bits.OnesCount64(p.Field[w])
+	}
+	if set != len(p.Values) {
+		return fmt.Errorf("backend: packed aux: %d field bits but %d values", set, len(p.Values))
+	}
+	return nil
+}
+
+// Unpack returns the plain aux vector (host reference of the device expansion).
+func (p *PackedAux) Unpack() []fr.Element {
+	out := make([]fr.Element, p.N)
+	k := 0
+	for j := range out {
+		bit := uint64(1) << (j % 64)
+		switch {
+		case p.Field[j/64]&bit != 0:
+			out[j] = p.Values[k]
+			k++
+		case p.Ones[j/64]&bit != 0:
+			out[j].SetOne()
+		}
+	}
+	return out
+}
+
+// PackedShapeEvaluator is a ShapeEvaluator that also takes the aux assignment bit-packed
+// and expands it on the device.
+type PackedShapeEvaluator interface {
+	ShapeEvaluator
+	ProveResidentPacked(s ResidentShape, inputs []fr.Element, aux *PackedAux, k ResidentKey) (ResidentResults, error)
 }

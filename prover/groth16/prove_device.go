@@ -59,6 +59,31 @@ func (rc *ResidentCircuit) Prove(inputs, aux []fr.Element, rs *Randomness) (Proo
 	if len(inputs) != c.NumInputs || len(aux) != c.NumAux {
 		return Proof{}, tm, fmt.Errorf("groth16: assignment has %d inputs and %d aux, key wants %d and %d", len(inputs), len(aux), c.NumInputs, c.NumAux)
 	}
+	return rc.prove(rs, func(k backend.ResidentKey) (backend.ResidentResults, error) {
+		return rc.ev.ProveResident(rc.shape, inputs, aux, k)
+	})
+}
+
+// ProvePacked is Prove with the aux assignment bit-packed (backend.PackAux), for backends
+// that expand it themselves (backend.PackedShapeEvaluator).
+func (rc *ResidentCircuit) ProvePacked(inputs []fr.Element, aux *backend.PackedAux, rs *Randomness) (Proof, DeviceTimings, error) {
+	var tm DeviceTimings
+	pe, ok := rc.ev.(backend.PackedShapeEvaluator)
+	if !ok {
+		return Proof{}, tm, fmt.Errorf("%w: %s takes no packed witness", ErrNoResidentPath, rc.pk.backend.Name())
+	}
+	c := rc.pk.Counts
+	if len(inputs) != c.NumInputs || aux.N != c.NumAux {
+		return Proof{}, tm, fmt.Errorf("groth16: assignment has %d inputs and %d aux, key wants %d and %d", len(inputs), aux.N, c.NumInputs, c.NumAux)
+	}
+	return rc.prove(rs, func(k backend.ResidentKey) (backend.ResidentResults, error) {
+		return pe.ProveResidentPacked(rc.shape, inputs, aux, k)
+	})
+}
+
+// prove runs the backend's part through run and blinds the result.
+func (rc *ResidentCircuit) prove(rs *Randomness, run func(backend.ResidentKey) (backend.ResidentResults, error)) (Proof, DeviceTimings, error) {
+	var tm DeviceTimings
 	if rs == nil {
 		fresh, err := SampleRandomness(nil)
 		if err != nil {
@@ -67,8 +92,7 @@ func (rc *ResidentCircuit) Prove(inputs, aux []fr.Element, rs *Randomness) (Proo
 		rs = &fresh
 	}
 	pk := rc.pk
-	key := backend.ResidentKey{H: pk.h, L: pk.l, A: pk.a, BG1: pk.bg1, BG2: pk.bg2}
-	res, err := rc.ev.ProveResident(rc.shape, inputs, aux, key)
+	res, err := run(backend.ResidentKey{H: pk.h, L: pk.l, A: pk.a, BG1: pk.bg1, BG2: pk.bg2})
 	tm.ResidentTimings = res.Timings
 	if err != nil {
 		return Proof{}, tm, fmt.Errorf("groth16: resident proof on %s: %w", pk.backend.Name(), err)

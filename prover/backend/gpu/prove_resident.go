@@ -181,84 +181,115 @@ func (b *Backend) keyBases(rs *residentShape, k backend.ResidentKey) (residentBa
 	return out, err
 }
 
-// ProveResident runs one proof's backend work on the device (see backend.ShapeEvaluator):
-// upload z; A·z, B·z, C·z; h; the H and L MSMs on h and the aux part of z in place; the
-// A and B MSMs on scalars gathered from z by the density index lists. Stages run in
-// order on the one stream; each MSM separates zero and one scalars itself (msm.cuh).
+// ProveResident runs one proof's backend work on the device (see backend.ShapeEvaluator
+// and proveSteps).
 func (b *Backend) ProveResident(s backend.ResidentShape, inputs, aux []fr.Element, k backend.ResidentKey) (backend.ResidentResults, error) {
-	var res backend.ResidentResults
 	rs, err := b.resident(s)
 	if err != nil {
-		return res, err
+		return backend.ResidentResults{}, err
 	}
+	if err := checkAssignment(rs, inputs, aux); err != nil {
+		return backend.ResidentResults{}, err
+	}
+	return b.proveResident(rs, k, func(ctx cuda.Ctx, p *proofBufs) error { return b.uploadZ(ctx, rs, inputs, aux, p) })
+}
+
+// ProveResidentPacked is ProveResident with the aux assignment bit-packed: the upload is
+// the inputs, two bitmaps of one bit per aux variable and the non-boolean values, and z
+// is expanded on the device (see backend.PackedShapeEvaluator).
+func (b *Backend) ProveResidentPacked(s backend.ResidentShape, inputs []fr.Element, aux *backend.PackedAux, k backend.ResidentKey) (backend.ResidentResults, error) {
+	rs, err := b.resident(s)
+	if err != nil {
+		return backend.ResidentResults{}, err
+	}
+	if err := aux.Validate(); err != nil {
+		return backend.ResidentResults{}, err
+	}
+	if len(inputs) != rs.inputs || aux.N != rs.aux {
+		return backend.ResidentResults{}, fmt.Errorf("gpu backend: assignment has %d inputs and %d aux, shape has %d and %d", len(inputs), aux.N, rs.inputs, rs.aux)
+	}
+	return b.proveResident(rs, k, func(ctx cuda.Ctx, p *proofBufs) error { return b.uploadPacked(ctx, rs, inputs, aux, p) })
+}
+
+// proveResident is the body of ProveResident after z's upload, which upload performs.
+func (b *Backend) proveResident(rs *residentShape, k backend.ResidentKey, upload func(ctx cuda.Ctx, p *proofBufs) error) (backend.ResidentResults, error) {
+	var res backend.ResidentResults
 	kb, err := b.keyBases(rs, k)
 	if err != nil {
 		return res, err
 	}
 	start := time.Now()
 	tm := &res.Timings
-	err = b.withProof(s, inputs, aux, func(ctx cuda.Ctx, rs *residentShape, p *proofBufs) error {
-		stage := func(d *time.Duration, f func() error) error {
-			t := time.Now()
-			err := f()
-			*d = time.Since(t)
+	err = b.call(func(ctx cuda.Ctx) error {
+		if err := rs.open(); err != nil {
 			return err
 		}
-		if err := stage(&tm.Upload, func() error { return b.uploadZ(ctx, rs, inputs, aux, p) }); err != nil {
-			return err
-		}
-		if err := stage(&tm.Eval, func() error { return b.evalRows(ctx, rs, p) }); err != nil {
-			return err
-		}
-		if err := stage(&tm.Quotient, func() error { return b.quotient(ctx, rs, p) }); err != nil {
-			return err
-		}
-		// b and c are free after the quotient: they take the gathered A and B scalars when
-		// they are long enough, else fresh buffers do.
-		sA, err := b.scratch(ctx, p.b, rs.domain, rs.nA)
-		if err != nil {
-			return err
-		}
-		defer b.freeIfNot(ctx, sA, p.b)
-		sB, err := b.scratch(ctx, p.c, rs.domain, rs.nB)
-		if err != nil {
-			return err
-		}
-		defer b.freeIfNot(ctx, sB, p.c)
-		auxZ := p.z + cuda.DevPtr(rs.inputs*frBytes)
-		steps := []struct {
-			d *time.Duration
-			f func() error
-		}{
-			{&tm.MSMH, func() (err error) { res.H, err = b.msmG1On(ctx, kb.h, p.a, rs.domain-1); return }},
-			{&tm.MSML, func() (err error) { res.L, err = b.msmG1On(ctx, kb.l, auxZ, rs.aux); return }},
-			{&tm.MSMA, func() error {
-				if err := b.lib.Gather(ctx, p.z, rs.idxA, uint64(rs.nA), sA); err != nil {
-					return err
-				}
-				var err error
-				res.A, err = b.msmG1On(ctx, kb.a, sA, rs.nA)
-				return err
-			}},
-			{&tm.MSMB1, func() error {
-				if err := b.lib.Gather(ctx, p.z, rs.idxB, uint64(rs.nB), sB); err != nil {
-					return err
-				}
-				var err error
-				res.B1, err = b.msmG1On(ctx, kb.bg1, sB, rs.nB)
-				return err
-			}},
-			{&tm.MSMB2, func() (err error) { res.B2, err = b.msmG2On(ctx, kb.bg2, sB, rs.nB); return }},
-		}
-		for _, st := range steps {
-			if err := stage(st.d, st.f); err != nil {
-				return err
-			}
-		}
-		return nil
+		var p proofBufs
+		defer p.free(b, ctx)
+		return b.proveSteps(ctx, rs, &p, kb, upload, &res)
 	})
 	tm.Total = time.Since(start)
 	return res, wrap("ProveResident", err)
+}
+
+// proveSteps runs the stages of one proof on the held context: upload z; A·z, B·z, C·z;
+// h; the H and L MSMs on h and the aux part of z in place; the A and B MSMs on scalars
+// gathered from z by the density index lists. Stages run in order on the one stream;
+// each MSM separates zero and one scalars itself (msm.cuh).
+func (b *Backend) proveSteps(ctx cuda.Ctx, rs *residentShape, p *proofBufs, kb residentBases, upload func(ctx cuda.Ctx, p *proofBufs) error, res *backend.ResidentResults) error {
+	tm := &res.Timings
+	stage := func(d *time.Duration, f func() error) error {
+		t := time.Now()
+		err := f()
+		*d = time.Since(t)
+		return err
+	}
+	if err := stage(&tm.Upload, func() error { return upload(ctx, p) }); err != nil {
+		return err
+	}
+	if err := stage(&tm.Eval, func() error { return b.evalRows(ctx, rs, p) }); err != nil {
+		return err
+	}
+	if err := stage(&tm.Quotient, func() error { return b.quotient(ctx, rs, p) }); err != nil {
+		return err
+	}
+	// b and c are free after the quotient: they take the gathered A and B scalars when
+	// they are long enough, else fresh buffers do.
+	sA, err := b.scratch(ctx, p.b, rs.domain, rs.nA)
+	if err != nil {
+		return err
+	}
+	defer b.freeIfNot(ctx, sA, p.b)
+	sB, err := b.scratch(ctx, p.c, rs.domain, rs.nB)
+	if err != nil {
+		return err
+	}
+	defer b.freeIfNot(ctx, sB, p.c)
+	auxZ := p.z + cuda.DevPtr(rs.inputs*frBytes)
+	gatherMSM := func(idx cuda.DevPtr, n int, dst cuda.DevPtr, bases cuda.DevPtr, out *bls.G1Jac) error {
+		if err := b.lib.Gather(ctx, p.z, idx, uint64(n), dst); err != nil {
+			return err
+		}
+		var err error
+		*out, err = b.msmG1On(ctx, bases, dst, n)
+		return err
+	}
+	steps := []struct {
+		d *time.Duration
+		f func() error
+	}{
+		{&tm.MSMH, func() (err error) { res.H, err = b.msmG1On(ctx, kb.h, p.a, rs.domain-1); return }},
+		{&tm.MSML, func() (err error) { res.L, err = b.msmG1On(ctx, kb.l, auxZ, rs.aux); return }},
+		{&tm.MSMA, func() error { return gatherMSM(rs.idxA, rs.nA, sA, kb.a, &res.A) }},
+		{&tm.MSMB1, func() error { return gatherMSM(rs.idxB, rs.nB, sB, kb.bg1, &res.B1) }},
+		{&tm.MSMB2, func() (err error) { res.B2, err = b.msmG2On(ctx, kb.bg2, sB, rs.nB); return }},
+	}
+	for _, st := range steps {
+		if err := stage(st.d, st.f); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // scratch returns have when it holds at least n elements, else a fresh buffer.
