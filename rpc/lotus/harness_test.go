@@ -89,6 +89,7 @@ type testMiner struct {
 
 	mu         sync.Mutex
 	apiVersion lotus.Version
+	downFor    int // Version calls to fail (a miner still starting)
 	session    uuid.UUID
 	workers    map[string]*workerClient // by URL
 	results    map[storiface.CallID]returned
@@ -197,6 +198,10 @@ type testMinerAPI struct{ m *testMiner }
 func (a *testMinerAPI) Version(context.Context) (lotus.APIVersion, error) {
 	a.m.mu.Lock()
 	defer a.m.mu.Unlock()
+	if a.m.downFor > 0 {
+		a.m.downFor--
+		return lotus.APIVersion{}, errors.New("miner starting")
+	}
 	return lotus.APIVersion{Version: "1.36.3+test", APIVersion: a.m.apiVersion, BlockDelay: 30}, nil
 }
 

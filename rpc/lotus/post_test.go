@@ -62,7 +62,7 @@ func TestWindowPoStSkipsUnreadable(t *testing.T) {
 		t.Fatal("service asked to prove a partition with a skipped sector")
 	}
 
-	res, err = wc.GenerateWindowPoSt(ctx, testWindow2K, 1000, challenges(3, 1), 0, rnd)
+	res, err = wc.GenerateWindowPoSt(ctx, testWindow2K, 1000, challenges(3, 1), 5, rnd)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestWindowPoStSkipsUnreadable(t *testing.T) {
 		t.Fatalf("result %+v", res)
 	}
 	req := p.postReq[0]
-	if string(req.VanillaProofs[0]) != "vanilla-3" || string(req.VanillaProofs[1]) != "vanilla-1" || req.Miner != 1000 || !bytes.Equal(req.Randomness, rnd) || req.ProofType != testWindow2K {
+	if string(req.VanillaProofs[0]) != "vanilla-3" || string(req.VanillaProofs[1]) != "vanilla-1" || req.Miner != 1000 || req.Partition != 5 || !bytes.Equal(req.Randomness, rnd) || req.ProofType != testWindow2K {
 		t.Fatalf("service request %+v", req)
 	}
 	// The storage endpoint got lotus' SingleVanillaParams with the miner's challenge.

@@ -8,16 +8,30 @@ import (
 	"github.com/google/uuid"
 )
 
-// checkMinerVersion refuses a miner whose API is not 1.5.x.
-func checkMinerVersion(ctx context.Context, m *MinerClient) error {
-	v, err := m.Version(ctx)
-	if err != nil {
-		return fmt.Errorf("lotus: miner Version: %w", err)
+// minerCallTimeout bounds Version and Session calls: go-jsonrpc over HTTP has no timeout
+// of its own, and a hung miner must not stall the heartbeat.
+const minerCallTimeout = 30 * time.Second
+
+// checkMinerVersion waits for the miner to answer (it may still be starting) and refuses
+// one whose API is not 1.5.x.
+func checkMinerVersion(ctx context.Context, m *MinerClient, retry time.Duration, log func(msg string, args ...any)) error {
+	for {
+		cctx, cancel := context.WithTimeout(ctx, minerCallTimeout)
+		v, err := m.Version(cctx)
+		cancel()
+		if err == nil {
+			if !v.APIVersion.SameMajorMinor(MinerAPIVersion) {
+				return fmt.Errorf("lotus: miner API version %s (%s), want %s.x", v.APIVersion, v.Version, MinerAPIVersion)
+			}
+			return nil
+		}
+		log("miner not reachable, retrying", "err", err)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(retry):
+		}
 	}
-	if !v.APIVersion.SameMajorMinor(MinerAPIVersion) {
-		return fmt.Errorf("lotus: miner API version %s (%s), want %s.x", v.APIVersion, v.Version, MinerAPIVersion)
-	}
-	return nil
 }
 
 // register keeps the role registered until ctx ends: WorkerConnect(url), then the miner's
@@ -29,7 +43,10 @@ func (w *roleWorker) register(ctx context.Context, url string) {
 	var known uuid.UUID
 	connected := false
 	for {
-		if cur, err := w.miner.Session(ctx); err != nil {
+		sctx, cancel := context.WithTimeout(ctx, minerCallTimeout)
+		cur, err := w.miner.Session(sctx)
+		cancel()
+		if err != nil {
 			w.log.Warn("miner session check failed", "err", err)
 		} else if cur != known || !connected {
 			if connected {

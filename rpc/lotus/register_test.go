@@ -152,3 +152,14 @@ func TestAuth(t *testing.T) {
 		t.Fatal("read token called Version")
 	}
 }
+
+// TestWaitsForStartingMiner: a miner that does not answer yet is retried, not given up on.
+func TestWaitsForStartingMiner(t *testing.T) {
+	m := newTestMiner(t)
+	m.downFor = 3
+	w, _ := startWorker(t, testConfig(), t.TempDir(), &fakeProver{}, m)
+	registerAll(t, w, m, lotus.AllRoles)
+	if m.downFor != 0 {
+		t.Fatalf("%d failures left", m.downFor)
+	}
+}

@@ -113,7 +113,8 @@ func newRoleWorker(role Role, cfg Config, deps Deps, fetcher *vanillaFetcher, li
 // Handler serves every role's JSON-RPC endpoint at /<role>/rpc/v0.
 func (w *Worker) Handler() http.Handler { return w.mux }
 
-// Register checks the miner's API version, then keeps every role registered (WorkerConnect
+// Register waits for the miner, checks its API version (1.5.x, else it returns an error),
+// then keeps every role registered (WorkerConnect
 // with baseURL + /<role>/rpc/v0, again whenever the miner's Session changes) until ctx
 // ends or the Worker closes. baseURL is how the miner reaches us, e.g. http://10.0.0.5:3456.
 func (w *Worker) Register(ctx context.Context, baseURL string) error {
@@ -126,7 +127,7 @@ func (w *Worker) Register(ctx context.Context, baseURL string) error {
 		case <-ctx.Done():
 		}
 	}()
-	if err := checkMinerVersion(ctx, w.roles[0].miner); err != nil {
+	if err := checkMinerVersion(ctx, w.roles[0].miner, w.cfg.HeartbeatInterval, w.roles[0].log.Warn); err != nil {
 		return err
 	}
 	var wg sync.WaitGroup
