@@ -155,13 +155,15 @@ func printStatus(w io.Writer, st *api.Status) {
 	for _, r := range st.Resident {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%v\t%s\n", r.CircuitID, r.Where, r.Bytes, r.Pinned, r.Provenance)
 	}
-	fmt.Fprintln(tw, "\njob\tproof type\tstate\tpartitions\tqueue\tsynth\tprove\tverify\terror")
+	fmt.Fprintln(tw, "\njob\tproof type\tstate\tpartitions\tqueue\tload\twitness\tprove\tverify\terror")
 	for _, j := range st.Recent {
 		var t api.StageTiming
 		for _, p := range j.Timings {
-			t.Queue, t.Synth, t.Prove, t.Verify = t.Queue+p.Queue, t.Synth+p.Synth, t.Prove+p.Prove, t.Verify+p.Verify
+			t.Queue, t.Load, t.Witness = t.Queue+p.Queue, t.Load+p.Load, t.Witness+p.Witness
+			t.Prove, t.Verify = t.Prove+p.Prove, t.Verify+p.Verify
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", j.ID, j.ProofType, j.State, j.Partitions, secs(t.Queue), secs(t.Synth), secs(t.Prove), secs(t.Verify), j.Error)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", j.ID, j.ProofType, j.State, j.Partitions,
+			secs(t.Queue), secs(t.Load), secs(t.Witness), secs(t.Prove), secs(t.Verify), j.Error)
 	}
 	tw.Flush()
 }
