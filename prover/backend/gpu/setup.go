@@ -159,6 +159,7 @@ func (g *keyGen) run(idxA, idxB []uint32) (ic []fr.Element, out [5]cuda.DevPtr, 
 	if ic, err = g.b.download(ctx, lw, nIn); err != nil {
 		return nil, out, err
 	}
+	g.release(lag, uvw[2])
 	hs, err := g.alloc(uint64(m-1) * frBytes)
 	if err != nil {
 		return nil, out, err
@@ -174,6 +175,9 @@ func (g *keyGen) run(idxA, idxB []uint32) (ic []fr.Element, out [5]cuda.DevPtr, 
 	if err != nil {
 		return nil, out, err
 	}
+	// Only the five scalar vectors are left for the multiplications: the peak while the
+	// bases are written is the bases plus these.
+	g.release(uvw[0], uvw[1])
 	jobs := []struct {
 		scalars cuda.DevPtr
 		n       int
