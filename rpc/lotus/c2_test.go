@@ -174,8 +174,12 @@ func TestSealCommit2NotOnOtherRoles(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.waitReturn(t, 10*time.Second)
-	if p.c2 != 1 {
-		t.Fatalf("prover saw %d C2 submissions, want 1", p.c2)
+	if _, err := wc.SealCommit2(ctx, sector, []byte("c1")); err != nil {
+		t.Fatal(err)
+	}
+	m.waitReturn(t, 10*time.Second)
+	if p.c2 != 2 || p.keys[0] != p.keys[1] || !strings.HasPrefix(p.keys[0], "lotus-c2-1000-5-8-") {
+		t.Fatalf("prover saw %d C2 submissions with keys %q; want 2 with the same content key", p.c2, p.keys)
 	}
 }
 

@@ -2,6 +2,7 @@ package lotus
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"time"
@@ -59,7 +60,7 @@ func (w *roleWorker) runSealCommit2(ci storiface.CallID, sector storiface.Sector
 }
 
 func (w *roleWorker) proveC2(ci storiface.CallID, sector storiface.SectorRef, c1o storiface.Commit1Out) (storiface.Proof, *storiface.CallError) {
-	req := &sealer.SealCommit2Request{Sector: sector.ID, ProofType: sector.ProofType, C1: c1o, Key: "lotus-" + ci.String()}
+	req := &sealer.SealCommit2Request{Sector: sector.ID, ProofType: sector.ProofType, C1: c1o, Key: c2Key(sector, c1o)}
 	id, err := w.prover.SubmitSealCommit2(w.life, req)
 	if err != nil {
 		return nil, callError(err)
@@ -69,6 +70,14 @@ func (w *roleWorker) proveC2(ci storiface.CallID, sector storiface.SectorRef, c1
 		return nil, callError(err)
 	}
 	return res.Proof, nil
+}
+
+// c2Key is the service's idempotency key of a C2: the same sector and C1 output (the
+// miner asking again after a lost or failed report) joins the job in flight or reuses its
+// recent proof instead of proving twice.
+func c2Key(sector storiface.SectorRef, c1o []byte) string {
+	h := sha256.Sum256(c1o)
+	return fmt.Sprintf("lotus-c2-%d-%d-%d-%x", sector.ID.Miner, sector.ID.Number, sector.ProofType, h[:16])
 }
 
 // callError maps a service error to the miner's CallError: temporary service errors

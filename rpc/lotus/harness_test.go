@@ -355,6 +355,7 @@ type fakeProver struct {
 	gate    chan struct{}
 	c2      int
 	proofs  map[sealer.JobID][]byte
+	keys    []string
 	postReq []*sealer.PoStRequest
 }
 
@@ -370,6 +371,7 @@ func (p *fakeProver) SubmitSealCommit2(_ context.Context, req *sealer.SealCommit
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.c2++
+	p.keys = append(p.keys, req.Key)
 	id := sealer.JobID(fmt.Sprintf("seal-commit2-%d", p.c2))
 	if p.proofs == nil {
 		p.proofs = map[sealer.JobID][]byte{}
