@@ -12,7 +12,7 @@ flags="-std=c++17 -O3 -Xcompiler -fPIC -cudart static \
 objs=""
 pids=""
 # The units are independent: compile them in parallel.
-for src in context fr g1 g2 spmv setup; do
+for src in context fr g1 g2 spmv setup host; do
   "$NVCC" $flags "$@" -c "$here/$src.cu" -o "$out/$src.o" >"$out/$src.log" 2>&1 &
   pids="$pids $!"
   objs="$objs $out/$src.o"
@@ -20,7 +20,7 @@ done
 fail=0
 for p in $pids; do wait "$p" || fail=1; done
 if [ "$fail" != 0 ]; then
-  for src in context fr g1 g2 spmv setup; do grep -E "error|warning" "$out/$src.log" || true; done
+  for src in context fr g1 g2 spmv setup host; do grep -E "error|warning" "$out/$src.log" || true; done
   exit 1
 fi
 grep -hE "spill|Used [0-9]+ registers" "$out"/*.log | sort | uniq -c | sort -rn | head -40 || true

@@ -55,6 +55,10 @@ snarkpipe_status* snarkpipe_mem_alloc(snarkpipe_ctx* ctx, uint64_t bytes, void**
 snarkpipe_status* snarkpipe_mem_free(snarkpipe_ctx* ctx, void* d_ptr);
 snarkpipe_status* snarkpipe_mem_upload(snarkpipe_ctx* ctx, void* d_dst, const void* h_src, uint64_t bytes);
 snarkpipe_status* snarkpipe_mem_download(snarkpipe_ctx* ctx, void* h_dst, const void* d_src, uint64_t bytes);
+/* Page-locks (unlocks) a host range for fast uploads (host.cu); the memory must stay
+ * allocated until it is unregistered. */
+snarkpipe_status* snarkpipe_host_register(snarkpipe_ctx* ctx, void* h_ptr, uint64_t bytes);
+snarkpipe_status* snarkpipe_host_unregister(snarkpipe_ctx* ctx, void* h_ptr);
 /* Releases pooled memory back to the device. */
 snarkpipe_status* snarkpipe_mem_trim(snarkpipe_ctx* ctx);
 /* Elapsed device time of the last public call on this context, in nanoseconds. */

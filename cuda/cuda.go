@@ -100,6 +100,9 @@ type Lib struct {
 	frCSREval func(Ctx, DevPtr, DevPtr, DevPtr, DevPtr, uint64, DevPtr, DevPtr, uint64) *cStatus
 	frGather  func(Ctx, DevPtr, DevPtr, uint64, DevPtr) *cStatus
 	frUnpack  func(Ctx, DevPtr, uint64, DevPtr, DevPtr, DevPtr, DevPtr, unsafe.Pointer) *cStatus
+	// host.cu
+	hostRegister   func(Ctx, unsafe.Pointer, uint64) *cStatus
+	hostUnregister func(Ctx, unsafe.Pointer) *cStatus
 	// setup.cu
 	frLagrange func(Ctx, DevPtr, uint32, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) *cStatus
 	frPowers   func(Ctx, DevPtr, uint64, unsafe.Pointer, unsafe.Pointer) *cStatus
@@ -214,6 +217,8 @@ func (l *Lib) register(h uintptr) error {
 		{&l.frCSREval, "snarkpipe_fr_csr_eval"},
 		{&l.frGather, "snarkpipe_fr_gather"},
 		{&l.frUnpack, "snarkpipe_fr_unpack"},
+		{&l.hostRegister, "snarkpipe_host_register"},
+		{&l.hostUnregister, "snarkpipe_host_unregister"},
 		{&l.frLagrange, "snarkpipe_fr_lagrange"},
 		{&l.frPowers, "snarkpipe_fr_powers"},
 		{&l.frLincomb, "snarkpipe_fr_lincomb"},
@@ -478,4 +483,21 @@ func (l *Lib) Unpack(c Ctx, z DevPtr, n uint64, field, ones, rank, vals DevPtr, 
 		return fmt.Errorf("fr_unpack: %w", ErrMissingSymbol)
 	}
 	return l.check("fr_unpack", l.frUnpack(c, z, n, field, ones, rank, vals, one))
+}
+
+// HostRegister page-locks bytes of host memory at p (it must stay allocated until
+// HostUnregister).
+func (l *Lib) HostRegister(c Ctx, p unsafe.Pointer, bytes uint64) error {
+	if l.hostRegister == nil {
+		return fmt.Errorf("host_register: %w", ErrMissingSymbol)
+	}
+	return l.check("host_register", l.hostRegister(c, p, bytes))
+}
+
+// HostUnregister undoes HostRegister.
+func (l *Lib) HostUnregister(c Ctx, p unsafe.Pointer) error {
+	if l.hostUnregister == nil {
+		return fmt.Errorf("host_unregister: %w", ErrMissingSymbol)
+	}
+	return l.check("host_unregister", l.hostUnregister(c, p))
 }

@@ -115,6 +115,9 @@ inline cudaError_t cudaMemsetAsync(void* d, int v, size_t n, cudaStream_t) {
   std::memset(d, v, n);
   return cudaSuccess;
 }
+enum { cudaHostRegisterDefault = 0 };
+inline cudaError_t cudaHostRegister(void*, size_t, unsigned) { return cudaSuccess; }
+inline cudaError_t cudaHostUnregister(void*) { return cudaSuccess; }
 template <class T>
 cudaError_t cudaFuncSetAttribute(T*, int, int) {
   return cudaSuccess;

@@ -188,3 +188,10 @@ type PackedShapeEvaluator interface {
 	ShapeEvaluator
 	ProveResidentPacked(s ResidentShape, inputs []fr.Element, aux *PackedAux, k ResidentKey) (ResidentResults, error)
 }
+
+// HostPinner is an optional Backend capability: page-locking a long-lived host vector (a
+// pipeline's reused witness buffer) so that uploads from it run at full bus speed. The
+// caller keeps v allocated and unmodified in length until it calls unpin.
+type HostPinner interface {
+	PinHost(v []fr.Element) (unpin func() error, err error)
+}
