@@ -78,7 +78,8 @@ func (b *Backend) download(ctx cuda.Ctx, src cuda.DevPtr, n int) ([]fr.Element, 
 	return out, b.lib.Download(ctx, unsafe.Pointer(&out[0]), src, uint64(n)*frBytes)
 }
 
-// withProof runs f with a proof's buffers after uploading z and evaluating the rows.
+// withProof checks the assignment against the shape and runs f with fresh proof buffers
+// (freed afterwards) under the backend lock.
 func (b *Backend) withProof(s backend.ResidentShape, inputs, aux []fr.Element, f func(ctx cuda.Ctx, rs *residentShape, p *proofBufs) error) error {
 	rs, err := b.resident(s)
 	if err != nil {
