@@ -275,6 +275,15 @@ func TestBenchSetupMatchesDevSetup(t *testing.T) {
 		if got.Bytes() != want.Bytes() {
 			t.Fatalf("%s: proof with the device-generated key differs from the DevSetup proof", c.ID())
 		}
+		as2 := groth16.AssignmentOf(w)
+		as2.A, as2.B, as2.C = clone(as2.A), clone(as2.B), clone(as2.C)
+		plain, _, err := pkGPU.Prove(&shape.Density, as2, &rs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if plain.Bytes() != want.Bytes() {
+			t.Fatalf("%s: plain Prove with the device-generated key differs from the DevSetup proof", c.ID())
+		}
 		if err := pkGPU.Params.VK.Verify(&got, w.Inputs[1:]); err != nil {
 			t.Fatalf("%s: proof does not verify against the bench VK: %v", c.ID(), err)
 		}
