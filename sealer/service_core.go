@@ -8,6 +8,7 @@ import (
 	"github.com/filecoin-project/go-state-types/abi"
 
 	"github.com/snarkpipe/snarkpipe/prover"
+	"github.com/snarkpipe/snarkpipe/prover/groth16"
 	"github.com/snarkpipe/snarkpipe/prover/pipeline"
 )
 
@@ -35,6 +36,10 @@ type Deps struct {
 	// Servable says whether parameters exist for a circuit id (nil: assume they do). A
 	// proof type whose parameters are missing is refused as unavailable before proving.
 	Servable func(id prover.CircuitID) error
+	// VerifyingKey, when set, gives the verifying key of a circuit id (the official .vk):
+	// every proof is then also verified against public inputs derived from the request
+	// alone, as the chain verifies it. nil: the pipeline's verification only.
+	VerifyingKey func(id prover.CircuitID) (*groth16.VerifyingKey, error)
 }
 
 // Service is the Filecoin proving service: decode, verify natively, build partition

@@ -2,6 +2,7 @@ package sealer_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -10,10 +11,13 @@ import (
 	"github.com/snarkpipe/snarkpipe/prover"
 	"github.com/snarkpipe/snarkpipe/prover/backend"
 	"github.com/snarkpipe/snarkpipe/prover/backend/cpu"
+	"github.com/snarkpipe/snarkpipe/prover/groth16"
 	"github.com/snarkpipe/snarkpipe/prover/pipeline"
 	"github.com/snarkpipe/snarkpipe/prover/srs"
 	"github.com/snarkpipe/snarkpipe/prover/srs/srstest"
 	"github.com/snarkpipe/snarkpipe/sealer"
+	"github.com/snarkpipe/snarkpipe/sealer/porep"
+	"github.com/snarkpipe/snarkpipe/sealer/post"
 	"github.com/snarkpipe/snarkpipe/sealer/refseal"
 	"github.com/snarkpipe/snarkpipe/types"
 	"github.com/snarkpipe/snarkpipe/types/vanilla"
@@ -27,6 +31,7 @@ type serviceSector struct {
 	winning [][]byte // one vanilla proof
 	window  [][]byte // the sector's vanilla proof for Window partition 0
 	rnd     []byte
+	sealed  *refseal.Sector
 }
 
 func newServiceSector(t testing.TB) *serviceSector {
@@ -51,7 +56,7 @@ func newServiceSector(t testing.TB) *serviceSector {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := &serviceSector{id: sid, c1: vanilla.EncodeC1(c1), rnd: make([]byte, 32)}
+	out := &serviceSector{id: sid, c1: vanilla.EncodeC1(c1), rnd: make([]byte, 32), sealed: s}
 	for i := range out.rnd {
 		out.rnd[i] = byte(200 - i)
 	}
@@ -105,7 +110,7 @@ func newProvingService(t testing.TB, cfg sealer.Config) (*sealer.Service, *pipel
 	}
 	p.Start()
 	t.Cleanup(func() { p.Close() })
-	s, err := sealer.New(cfg, sealer.Deps{Prover: p, Backend: "cpu", DevParams: true})
+	s, err := sealer.New(cfg, sealer.Deps{Prover: p, Backend: "cpu", DevParams: true, VerifyingKey: devVerifyingKeys(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,4 +120,31 @@ func newProvingService(t testing.TB, cfg sealer.Config) (*sealer.Service, *pipel
 		s.Close(ctx)
 	})
 	return s, p
+}
+
+// devVerifyingKeys returns the dev verifying key of each 2 KiB circuit id from the shared
+// test cache (the pipeline's dev source makes the same parameters), so that the Service
+// verifies proofs independently as it does with official keys.
+func devVerifyingKeys(t testing.TB) func(prover.CircuitID) (*groth16.VerifyingKey, error) {
+	return func(id prover.CircuitID) (*groth16.VerifyingKey, error) {
+		var c prover.Circuit
+		var err error
+		for _, p := range types.PoStProofs() {
+			if prover.CircuitID(p.CircuitID) == id {
+				c, err = post.Blank(post.ConfigFor(&p))
+			}
+		}
+		for _, p := range types.SealProofs() {
+			if prover.CircuitID(p.CircuitID) == id && p.Provable {
+				c, err = porep.Blank(porep.ConfigFor(&p))
+			}
+		}
+		if c == nil || err != nil {
+			return nil, fmt.Errorf("no blank circuit for %s: %v", id, err)
+		}
+		_, params := srstest.DevParams(t, c)
+		vk := params.VK
+		params.Close()
+		return &vk, nil
+	}
 }

@@ -57,6 +57,9 @@ func (s *Service) SubmitSealCommit2(ctx context.Context, req *SealCommit2Request
 	}
 	want := info.ProofLen
 	assemble := func(res pipeline.Result) (*JobResult, error) {
+		if err := s.verifyIndependently(prover.CircuitID(info.CircuitID), info.RustName, res.Proofs, sealInputs(info, c1)); err != nil {
+			return nil, err
+		}
 		b := res.Bytes()
 		if len(b) != want {
 			return nil, newError(CodeInternal, info.RustName, nil, "proof of %d bytes, want %d", len(b), want)
@@ -121,7 +124,11 @@ func (s *Service) submitPoSt(ctx context.Context, req *PoStRequest, kind types.P
 		jobKind, prio = JobWindowPoSt, s.cfg.WindowPriority
 	}
 	id := req.ProofType
+	inputs := postInputs(info, req.Randomness, req.Partition, proofs)
 	assemble := func(res pipeline.Result) (*JobResult, error) {
+		if err := s.verifyIndependently(prover.CircuitID(info.CircuitID), info.RustName, res.Proofs, inputs); err != nil {
+			return nil, err
+		}
 		return &JobResult{PoSt: &PoStResponse{Proofs: []proof.PoStProof{{PoStProof: id, ProofBytes: res.Bytes()}}, Skipped: []abi.SectorID{}}}, nil
 	}
 	return s.submit(ctx, jobKind, info.RustName, req.Key, prio, []prover.Circuit{c}, assemble)
