@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/snarkpipe/snarkpipe/prover"
+	"github.com/snarkpipe/snarkpipe/prover/groth16"
 	"github.com/snarkpipe/snarkpipe/prover/pipeline"
 	"github.com/snarkpipe/snarkpipe/prover/srs"
 	"github.com/snarkpipe/snarkpipe/rpc"
@@ -161,9 +163,10 @@ func startDaemon(ctx context.Context, cfg daemonConfig) (*daemon, error) {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	var params pipeline.ParamsSource
 	servable, provenance := officialParams(cfg.ParamDir)
+	verifyingKey := officialVerifyingKeys(cfg.ParamDir)
 	if cfg.Dev {
 		params = srs.Dev{Cache: srs.DirCache{Dir: cfg.DevParamDir}}
-		servable = nil
+		servable, verifyingKey = nil, nil
 		provenance = func(prover.CircuitID) string { return "dev (untrusted setup) " + cfg.DevParamDir }
 	} else {
 		params = srs.Files{Dir: cfg.ParamDir, Names: officialNames()}
@@ -175,6 +178,7 @@ func startDaemon(ctx context.Context, cfg daemonConfig) (*daemon, error) {
 	pipe.Start()
 	svc, err := sealer.New(cfg.Sealer, sealer.Deps{
 		Prover: pipe, Backend: desc, GPU: gpu, DevParams: cfg.Dev, Provenance: provenance, Servable: servable,
+		VerifyingKey: verifyingKey,
 	})
 	if err != nil {
 		pipe.Close()
@@ -287,8 +291,10 @@ func officialParams(dir string) (func(prover.CircuitID) error, func(prover.Circu
 		if !ok {
 			return fmt.Errorf("no official parameter file for %s", id)
 		}
-		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
-			return fmt.Errorf("missing %s in %s", name, dir)
+		for _, f := range []string{name, strings.TrimSuffix(name, ".params") + ".vk"} {
+			if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+				return fmt.Errorf("missing %s in %s", f, dir)
+			}
 		}
 		return nil
 	}
@@ -296,4 +302,32 @@ func officialParams(dir string) (func(prover.CircuitID) error, func(prover.Circu
 		return "official " + filepath.Join(dir, names[id])
 	}
 	return servable, provenance
+}
+
+// officialVerifyingKeys reads each circuit's official .vk once: the Service verifies every
+// proof against it with public inputs derived from the request, as the chain does.
+func officialVerifyingKeys(dir string) func(prover.CircuitID) (*groth16.VerifyingKey, error) {
+	var mu sync.Mutex
+	cache := map[prover.CircuitID]*groth16.VerifyingKey{}
+	names := map[prover.CircuitID]string{}
+	for id, params := range officialNames() {
+		names[id] = strings.TrimSuffix(params, ".params") + ".vk"
+	}
+	return func(id prover.CircuitID) (*groth16.VerifyingKey, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if vk, ok := cache[id]; ok {
+			return vk, nil
+		}
+		name, ok := names[id]
+		if !ok {
+			return nil, fmt.Errorf("no official verifying key for %s", id)
+		}
+		vk, err := groth16.ReadVerifyingKeyFile(filepath.Join(dir, name))
+		if err != nil {
+			return nil, err
+		}
+		cache[id] = vk
+		return vk, nil
+	}
 }
