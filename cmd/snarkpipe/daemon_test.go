@@ -200,3 +200,55 @@ func TestConfigDefaultRoundTrips(t *testing.T) {
 		t.Fatalf("bad sealer section: %v", err)
 	}
 }
+
+// TestDaemonDemoOnce runs the README's main job (the embedded demo with --once) and checks
+// its timing table. The 2 KiB C2 makes it long: skipped with -short (the README command
+// itself is the CI check).
+func TestDaemonDemoOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("2 KiB C2 on the CPU: skipped with -short")
+	}
+	cfg := testDaemonConfig(t)
+	var out bytes.Buffer
+	if err := runDaemon(context.Background(), &out, cfg, true, true); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	for _, want := range []string{"WindowPoSt 2KiB", "WinningPoSt 2KiB", "SealCommit2 2KiB", "3 proofs made and verified"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestDaemonOfficialParamsMissing: without --dev and with an empty parameter directory no
+// proof type is servable, and a request is refused as temporary, naming the missing file.
+func TestDaemonOfficialParamsMissing(t *testing.T) {
+	cfg := testDaemonConfig(t)
+	cfg.Dev = false
+	cfg.ParamDir = t.TempDir()
+	d, err := startDaemon(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.shutdown(time.Minute)
+	for _, p := range d.svc.ProofTypes() {
+		if p.Servable {
+			t.Errorf("%s servable without parameter files", p.Name)
+		}
+	}
+	in, err := makeDemoInputs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, _ := rpc.NewToken(d.secret, api.PermWrite)
+	c, closer, err := client.New(context.Background(), "http://"+d.apiAddr.String(), tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closer()
+	_, err = c.GenerateWinningPoStWithVanilla(context.Background(), api.PoStRequest{ProofType: abi.RegisteredPoStProof_StackedDrgWinning2KiBV1, Miner: in.sector.Miner, Randomness: in.randomness, VanillaProofs: [][]byte{in.winning}})
+	var e *api.Error
+	if !errors.As(err, &e) || e.Code != api.CodeUnavailable || !strings.Contains(e.Message, "missing v28-proof-of-spacetime-fallback") || !e.Data.Temporary {
+		t.Fatalf("winning without parameters: %v", err)
+	}
+}
