@@ -290,3 +290,16 @@ func TestStatusAndJobsRoundTrip(t *testing.T) {
 		t.Fatalf("version %q %v", v, err)
 	}
 }
+
+func TestWebSocketClient(t *testing.T) {
+	f := &fakeService{proof: []byte{7}}
+	url := serve(t, DefaultConfig(), f)
+	ws := "ws" + strings.TrimPrefix(url, "http")
+	c := dial(t, ws, token(t, api.PermWrite))
+	r, err := c.SealCommit2(context.Background(), api.SealCommit2Request{C1: []byte("x")})
+	if err != nil || !bytes.Equal(r.Proof, []byte{7}) {
+		t.Fatalf("over websocket: %+v %v", r, err)
+	}
+	_, err = c.Preload(context.Background(), api.ProofTypeRef{})
+	wantCode(t, "Preload with a write token over websocket", err, api.CodeForbidden)
+}
