@@ -37,7 +37,8 @@ func jobInfo(j sealer.JobInfo) api.JobInfo {
 func status(s *sealer.Status) *api.Status {
 	out := &api.Status{
 		Version: api.Version, Backend: s.Backend, Devices: s.Devices, DevParams: s.DevParams, Draining: s.Draining,
-		Queues: make(map[string]api.QueueStatus, len(s.Queues)),
+		Queues:           make(map[string]api.QueueStatus, len(s.Queues)),
+		PartitionsQueued: s.PartitionsQueued, PartitionsHandoff: s.PartitionsHandoff,
 	}
 	for _, p := range s.ProofTypes {
 		out.ProofTypes = append(out.ProofTypes, api.ProofTypeStatus(p))

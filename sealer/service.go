@@ -181,6 +181,9 @@ type Status struct {
 	Queues     map[JobKind]QueueStatus
 	Resident   []ResidentSRS
 	Recent     []JobInfo
+	// PartitionsQueued wait for synthesis; PartitionsHandoff are synthesized and wait for a
+	// device worker (the pipeline's two queues, all kinds together).
+	PartitionsQueued, PartitionsHandoff int
 }
 
 // ReplicaUpdateRequest asks for a SnapDeals proof (ProveReplicaUpdate2) from the vanilla

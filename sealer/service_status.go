@@ -17,6 +17,7 @@ func (s *Service) Status(ctx context.Context) (*Status, error) {
 		Draining: draining, Queues: queues, Recent: recent, ProofTypes: s.ProofTypes(),
 	}
 	ps := s.deps.Prover.Status()
+	st.PartitionsQueued, st.PartitionsHandoff = ps.Queued, ps.Handoff
 	st.Resident = append(st.Resident, s.resident("host", ps.Host)...)
 	for _, d := range ps.Devices {
 		st.Resident = append(st.Resident, s.resident(d.Name, d)...)

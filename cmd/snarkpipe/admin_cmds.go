@@ -140,6 +140,7 @@ func printStatus(w io.Writer, st *api.Status) {
 		}
 	}
 	fmt.Fprintf(w, "serves: %s\n", strings.Join(served, " "))
+	fmt.Fprintf(w, "partitions: %d waiting for synthesis, %d waiting for a device\n", st.PartitionsQueued, st.PartitionsHandoff)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "\nqueue\tqueued\trunning\tdone\tfailed")
 	kinds := make([]string, 0, len(st.Queues))

@@ -129,6 +129,8 @@ type Status struct {
 	Queues     map[string]QueueStatus
 	Resident   []ResidentSRS
 	Recent     []JobInfo
+	// Partitions waiting for synthesis, and synthesized ones waiting for a device worker.
+	PartitionsQueued, PartitionsHandoff int
 }
 
 // ReplicaUpdateRequest asks for a SnapDeals proof from its vanilla partition proofs.
