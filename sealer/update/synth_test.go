@@ -2,8 +2,11 @@ package update_test
 
 import (
 	"flag"
+	"runtime"
 	"testing"
 	"time"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/snarkpipe/snarkpipe/prover/r1cs"
 	"github.com/snarkpipe/snarkpipe/sealer/refseal"
@@ -81,4 +84,35 @@ func TestSyntheticUpdateSatisfies32GiB(t *testing.T) {
 func largeFlag() bool {
 	f := flag.Lookup("large")
 	return f != nil && f.Value.String() == "true"
+}
+
+// TestFillWitness32GiB times FillWitness on a synthetic 32 GiB partition (the pipeline's
+// synthesis step) and checks it fills exactly the counted aux. Needs -large.
+func TestFillWitness32GiB(t *testing.T) {
+	if !largeFlag() || testing.Short() {
+		t.Skip("32 GiB FillWitness: run with -large")
+	}
+	c := synthCircuit(t, 3, 5)
+	cs := r1cs.NewCounter()
+	if err := c.Synthesize(cs); err != nil {
+		t.Fatal(err)
+	}
+	sizes := cs.Sizes()
+	inputs := make([]fr.Element, sizes.NumInputs)
+	aux := make([]fr.Element, sizes.NumAux)
+	inputs[0].SetOne()
+	start := time.Now()
+	if err := c.FillWitness(inputs, aux); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("32 GiB FillWitness: %d aux in %v (GOMAXPROCS %d)", len(aux), time.Since(start), runtime.GOMAXPROCS(0))
+	want, err := c.InputVector(&c.Public)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		if !inputs[i+1].Equal(&want[i]) {
+			t.Errorf("input %d differs from InputVector", i+1)
+		}
+	}
 }
