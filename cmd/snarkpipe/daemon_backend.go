@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/snarkpipe/snarkpipe/cuda"
 	"github.com/snarkpipe/snarkpipe/prover/backend"
 	"github.com/snarkpipe/snarkpipe/prover/backend/cpu"
 	"github.com/snarkpipe/snarkpipe/prover/backend/gpu"
@@ -31,7 +30,7 @@ func chooseBackends(cfg daemonConfig) ([]backend.Backend, string, bool, error) {
 			for _, b := range out {
 				b.Close()
 			}
-			if cfg.Backend == "auto" && errors.Is(err, cuda.ErrNoCUDA) {
+			if cfg.Backend == "auto" && errors.Is(err, gpu.ErrNoCUDA) {
 				log.Infow("no GPU, using the CPU backend", "reason", err)
 				return cpuBackend()
 			}

@@ -16,6 +16,13 @@ import (
 	"github.com/snarkpipe/snarkpipe/prover/backend"
 )
 
+// ErrNoCUDA is cuda.ErrNoCUDA, re-exported so that callers test for a missing library or
+// GPU without importing package cuda (only this package may, per DESIGN.md).
+var ErrNoCUDA = cuda.ErrNoCUDA
+
+// LibName is the file name of the CUDA library the backend loads.
+const LibName = cuda.LibName
+
 // Config selects the device and the library.
 type Config struct {
 	// Device is the CUDA ordinal.
