@@ -227,3 +227,27 @@ func TestCanonicalizeLongAndShort(t *testing.T) {
 		t.Fatalf("Canonicalize allocates: %v", allocs)
 	}
 }
+
+func TestWindowWritesAtAbsolutePositions(t *testing.T) {
+	c := &r1cstest.Random{Seed: 41, Constraints: 50, Inputs: 2}
+	full := r1cs.NewAssignment(r1cs.Capacity{})
+	_ = c.Synthesize(full)
+	inputs := make([]fr.Element, len(full.Inputs))
+	aux := make([]fr.Element, len(full.Aux))
+	inputs[0] = r1cs.CoeffOne()
+	w := &r1cs.Window{Inputs: inputs, Aux: aux, NextInput: 1}
+	_ = c.Synthesize(w)
+	if w.Err() != nil || w.NextAux != len(aux) || w.NextInput != len(inputs) {
+		t.Fatalf("window: err %v, %d aux, %d inputs", w.Err(), w.NextAux, w.NextInput)
+	}
+	for i := range aux {
+		if aux[i] != full.Aux[i] {
+			t.Fatalf("aux %d differs", i)
+		}
+	}
+	short := &r1cs.Window{Inputs: inputs, Aux: aux[:10], NextInput: 1}
+	_ = c.Synthesize(short)
+	if !errors.Is(short.Err(), r1cs.ErrWindowFull) {
+		t.Fatalf("overflow not reported: %v", short.Err())
+	}
+}

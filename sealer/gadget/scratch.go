@@ -50,3 +50,9 @@ func putScratch(s *rowScratch) {
 	s.c.Reset()
 	scratchPool.Put(s)
 }
+
+// The values-only systems of prover/r1cs.
+var (
+	_ ValuesOnlySystem = (*r1cs.Assignment)(nil)
+	_ ValuesOnlySystem = (*r1cs.Window)(nil)
+)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/snarkpipe/snarkpipe/prover"
 	"github.com/snarkpipe/snarkpipe/prover/r1cs"
-	"github.com/snarkpipe/snarkpipe/sealer/gadget"
 )
 
 var _ prover.WitnessFiller = (*Circuit)(nil)
@@ -37,15 +36,15 @@ func (c *Circuit) FillWitness(inputs, aux []fr.Element) error {
 	if len(inputs) != c.NumInputs() {
 		return fmt.Errorf("%w: %d input slots, the circuit has %d", ErrWitnessLayout, len(inputs), c.NumInputs())
 	}
-	head := &valueSink{inputs: inputs[:headerInputs], aux: aux, nIn: 1}
+	head := &r1cs.Window{Inputs: inputs[:headerInputs], Aux: aux, NextInput: 1}
 	h, err := c.synthesizeHeader(head)
 	if err != nil {
 		return err
 	}
-	if head.err != nil || head.nIn != headerInputs {
-		return fmt.Errorf("%w: header: %v", ErrWitnessLayout, head.err)
+	if head.Err() != nil || head.NextInput != headerInputs {
+		return fmt.Errorf("%w: header: %v", ErrWitnessLayout, head.Err())
 	}
-	rest := len(aux) - head.nAux
+	rest := len(aux) - head.NextAux
 	if rest%len(c.Challenges) != 0 {
 		return fmt.Errorf("%w: %d aux slots after the header do not split into %d challenges", ErrWitnessLayout, rest, len(c.Challenges))
 	}
@@ -58,7 +57,7 @@ func (c *Circuit) FillWitness(inputs, aux []fr.Element) error {
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				errs[i] = c.fillChallenge(i, h, inputs, aux, head.nAux+i*per, per)
+				errs[i] = c.fillChallenge(i, h, inputs, aux, head.NextAux+i*per, per)
 			}
 		}()
 	}
@@ -73,52 +72,13 @@ func (c *Circuit) FillWitness(inputs, aux []fr.Element) error {
 // fillChallenge runs challenge i into its windows: aux[off, off+n) and its 18 inputs.
 func (c *Circuit) fillChallenge(i int, h header, inputs, aux []fr.Element, off, n int) error {
 	in := headerInputs + i*inputsPerChallenge
-	s := &valueSink{inputs: inputs[:in+inputsPerChallenge], aux: aux[:off+n], nIn: in, nAux: off}
+	s := &r1cs.Window{Inputs: inputs[:in+inputsPerChallenge], Aux: aux[:off+n], NextInput: in, NextAux: off}
 	if err := c.synthesizeChallenge(s, &c.Challenges[i], h); err != nil {
 		return fmt.Errorf("porep: challenge %d: %w", i, err)
 	}
-	if s.err != nil || s.nAux != off+n || s.nIn != in+inputsPerChallenge {
+	if s.Err() != nil || s.NextAux != off+n || s.NextInput != in+inputsPerChallenge {
 		return fmt.Errorf("%w: challenge %d allocated %d aux and %d inputs, want %d and %d (%v)",
-			ErrWitnessLayout, i, s.nAux-off, s.nIn-in, n, inputsPerChallenge, s.err)
+			ErrWitnessLayout, i, s.NextAux-off, s.NextInput-in, n, inputsPerChallenge, s.Err())
 	}
 	return nil
 }
-
-// valueSink is a ConstraintSystem that stores allocated values at consecutive positions of
-// caller-owned slices and drops every row (gadgets that honour ValuesOnly build none). Variables are numbered by absolute position,
-// so gadgets running in a window see the same variables as in a full synthesis. Writing
-// past the end of a slice records an error instead of panicking.
-type valueSink struct {
-	inputs, aux []fr.Element
-	nIn, nAux   int
-	err         error
-}
-
-func (s *valueSink) Alloc(v fr.Element) r1cs.Variable {
-	if s.nAux < len(s.aux) {
-		s.aux[s.nAux] = v
-	} else if s.err == nil {
-		s.err = fmt.Errorf("%w: aux %d beyond %d slots", ErrWitnessLayout, s.nAux, len(s.aux))
-	}
-	s.nAux++
-	return r1cs.Aux(s.nAux - 1)
-}
-
-func (s *valueSink) AllocInput(v fr.Element) r1cs.Variable {
-	if s.nIn < len(s.inputs) {
-		s.inputs[s.nIn] = v
-	} else if s.err == nil {
-		s.err = fmt.Errorf("%w: input %d beyond %d slots", ErrWitnessLayout, s.nIn, len(s.inputs))
-	}
-	s.nIn++
-	return r1cs.Input(s.nIn - 1)
-}
-
-// ValuesOnly tells the gadgets (gadget.ValuesOnlySystem) to skip building rows.
-func (s *valueSink) ValuesOnly() bool { return true }
-
-func (s *valueSink) Enforce(string, *r1cs.LC, *r1cs.LC, *r1cs.LC) {}
-func (s *valueSink) Push(string)                                  {}
-func (s *valueSink) Pop()                                         {}
-
-var _ gadget.ValuesOnlySystem = (*valueSink)(nil)

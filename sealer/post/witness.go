@@ -10,7 +10,6 @@ import (
 
 	"github.com/snarkpipe/snarkpipe/prover"
 	"github.com/snarkpipe/snarkpipe/prover/r1cs"
-	"github.com/snarkpipe/snarkpipe/sealer/gadget"
 )
 
 var _ prover.WitnessFiller = (*Circuit)(nil)
@@ -40,11 +39,11 @@ func (c *Circuit) FillWitness(inputs, aux []fr.Element) error {
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				s := &valueSink{inputs: inputs[:1+(i+1)*inPer], aux: aux[:(i+1)*per], nIn: 1 + i*inPer, nAux: i * per}
+				s := &r1cs.Window{Inputs: inputs[:1+(i+1)*inPer], Aux: aux[:(i+1)*per], NextInput: 1 + i*inPer, NextAux: i * per}
 				if err := c.synthesizeSector(s, &c.Sectors[i]); err != nil {
 					errs[i] = fmt.Errorf("post: sector %d: %w", i, err)
-				} else if s.err != nil || s.nAux != (i+1)*per || s.nIn != 1+(i+1)*inPer {
-					errs[i] = fmt.Errorf("%w: sector %d allocated %d aux, want %d (%v)", ErrWitnessLayout, i, s.nAux-i*per, per, s.err)
+				} else if s.Err() != nil || s.NextAux != (i+1)*per || s.NextInput != 1+(i+1)*inPer {
+					errs[i] = fmt.Errorf("%w: sector %d allocated %d aux, want %d (%v)", ErrWitnessLayout, i, s.NextAux-i*per, per, s.Err())
 				}
 			}
 		}()
@@ -56,41 +55,3 @@ func (c *Circuit) FillWitness(inputs, aux []fr.Element) error {
 	wg.Wait()
 	return errors.Join(errs...)
 }
-
-// valueSink is a ConstraintSystem that stores allocated values at consecutive positions of
-// caller-owned slices and drops every row; variables carry absolute positions. Writing
-// past a slice records an error instead of panicking.
-type valueSink struct {
-	inputs, aux []fr.Element
-	nIn, nAux   int
-	err         error
-}
-
-func (s *valueSink) Alloc(v fr.Element) r1cs.Variable {
-	if s.nAux < len(s.aux) {
-		s.aux[s.nAux] = v
-	} else if s.err == nil {
-		s.err = fmt.Errorf("%w: aux %d beyond %d slots", ErrWitnessLayout, s.nAux, len(s.aux))
-	}
-	s.nAux++
-	return r1cs.Aux(s.nAux - 1)
-}
-
-func (s *valueSink) AllocInput(v fr.Element) r1cs.Variable {
-	if s.nIn < len(s.inputs) {
-		s.inputs[s.nIn] = v
-	} else if s.err == nil {
-		s.err = fmt.Errorf("%w: input %d beyond %d slots", ErrWitnessLayout, s.nIn, len(s.inputs))
-	}
-	s.nIn++
-	return r1cs.Input(s.nIn - 1)
-}
-
-// ValuesOnly tells the gadgets (gadget.ValuesOnlySystem) to skip building rows.
-func (s *valueSink) ValuesOnly() bool { return true }
-
-func (s *valueSink) Enforce(string, *r1cs.LC, *r1cs.LC, *r1cs.LC) {}
-func (s *valueSink) Push(string)                                  {}
-func (s *valueSink) Pop()                                         {}
-
-var _ gadget.ValuesOnlySystem = (*valueSink)(nil)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/snarkpipe/snarkpipe/prover"
 	"github.com/snarkpipe/snarkpipe/prover/r1cs"
-	"github.com/snarkpipe/snarkpipe/sealer/gadget"
 )
 
 var _ prover.WitnessFiller = (*Circuit)(nil)
@@ -29,18 +28,18 @@ func (c *Circuit) FillWitness(inputs, aux []fr.Element) error {
 	if len(inputs) != NumInputs {
 		return fmt.Errorf("%w: %d input slots, the circuit has %d", ErrWitnessLayout, len(inputs), NumInputs)
 	}
-	head := &valueSink{inputs: inputs, aux: aux, nIn: 1}
+	head := &r1cs.Window{Inputs: inputs, Aux: aux, NextInput: 1}
 	pre, err := c.synthesizePrefix(head)
 	if err != nil {
 		return err
 	}
-	if head.err != nil || head.nIn != NumInputs {
-		return fmt.Errorf("%w: prefix allocated %d inputs (%v)", ErrWitnessLayout, head.nIn, head.err)
+	if head.Err() != nil || head.NextInput != NumInputs {
+		return fmt.Errorf("%w: prefix allocated %d inputs (%v)", ErrWitnessLayout, head.NextInput, head.Err())
 	}
 	n := len(c.Challenges)
-	rest := len(aux) - head.nAux
+	rest := len(aux) - head.NextAux
 	if rest < 0 || rest%n != 0 {
-		return fmt.Errorf("%w: %d aux slots after a prefix of %d do not split into %d challenges", ErrWitnessLayout, len(aux), head.nAux, n)
+		return fmt.Errorf("%w: %d aux slots after a prefix of %d do not split into %d challenges", ErrWitnessLayout, len(aux), head.NextAux, n)
 	}
 	per := rest / n
 	errs := make([]error, n)
@@ -51,12 +50,12 @@ func (c *Circuit) FillWitness(inputs, aux []fr.Element) error {
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				start := head.nAux + i*per
-				s := &valueSink{aux: aux[:start+per], nAux: start}
+				start := head.NextAux + i*per
+				s := &r1cs.Window{Aux: aux[:start+per], NextAux: start}
 				if err := c.synthesizeChallenge(s, pre, i); err != nil {
 					errs[i] = fmt.Errorf("update: challenge %d: %w", i, err)
-				} else if s.err != nil || s.nAux != start+per || s.nIn != 0 {
-					errs[i] = fmt.Errorf("%w: challenge %d allocated %d aux, want %d (%v)", ErrWitnessLayout, i, s.nAux-start, per, s.err)
+				} else if s.Err() != nil || s.NextAux != start+per || s.NextInput != 0 {
+					errs[i] = fmt.Errorf("%w: challenge %d allocated %d aux, want %d (%v)", ErrWitnessLayout, i, s.NextAux-start, per, s.Err())
 				}
 			}
 		}()
@@ -68,41 +67,3 @@ func (c *Circuit) FillWitness(inputs, aux []fr.Element) error {
 	wg.Wait()
 	return errors.Join(errs...)
 }
-
-// valueSink is a ConstraintSystem that stores allocated values at consecutive positions of
-// caller-owned slices and drops every row. Writing past a slice records an error instead
-// of panicking.
-type valueSink struct {
-	inputs, aux []fr.Element
-	nIn, nAux   int
-	err         error
-}
-
-func (s *valueSink) Alloc(v fr.Element) r1cs.Variable {
-	if s.nAux < len(s.aux) {
-		s.aux[s.nAux] = v
-	} else if s.err == nil {
-		s.err = fmt.Errorf("%w: aux %d beyond %d slots", ErrWitnessLayout, s.nAux, len(s.aux))
-	}
-	s.nAux++
-	return r1cs.Aux(s.nAux - 1)
-}
-
-func (s *valueSink) AllocInput(v fr.Element) r1cs.Variable {
-	if s.nIn < len(s.inputs) {
-		s.inputs[s.nIn] = v
-	} else if s.err == nil {
-		s.err = fmt.Errorf("%w: input %d beyond %d slots", ErrWitnessLayout, s.nIn, len(s.inputs))
-	}
-	s.nIn++
-	return r1cs.Input(s.nIn - 1)
-}
-
-// ValuesOnly tells the gadgets (gadget.ValuesOnlySystem) to skip building rows.
-func (s *valueSink) ValuesOnly() bool { return true }
-
-func (s *valueSink) Enforce(string, *r1cs.LC, *r1cs.LC, *r1cs.LC) {}
-func (s *valueSink) Push(string)                                  {}
-func (s *valueSink) Pop()                                         {}
-
-var _ gadget.ValuesOnlySystem = (*valueSink)(nil)
