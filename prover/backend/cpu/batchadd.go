@@ -44,66 +44,63 @@ func chunks(n, tasks int) [][2]int {
 	return out
 }
 
-// BatchAddG1 returns Σ bases[offset+i] over the set bits i < n.
-func (b *Backend) BatchAddG1(bases backend.G1Bases, offset int, bitmap []uint64, n int) (bls.G1Jac, error) {
-	var total bls.G1Jac
-	total.Z.SetZero()
-	total.X.SetOne()
-	total.Y.SetOne()
-	if err := checkBitmap(bitmap, n); err != nil {
-		return total, err
-	}
-	pts, err := g1Slice(bases, offset, n)
-	if err != nil {
-		return total, err
-	}
-	parts := chunks(n, b.tasks)
-	sums := make([]bls.G1Jac, len(parts))
+// jacobian is the part of gnark-crypto's G1Jac / G2Jac API the batch addition needs.
+type jacobian[A, J any] interface {
+	*J
+	Set(*J) *J
+	AddMixed(*A) *J
+	AddAssign(*J) *J
+}
+
+// batchAdd returns identity + Σ pts[i] over the set bits i < len(pts), one partial sum
+// per task.
+func batchAdd[A, J any, PJ jacobian[A, J]](pts []A, bitmap []uint64, identity J, tasks int) J {
+	parts := chunks(len(pts), tasks)
+	sums := make([]J, len(parts))
 	var wg sync.WaitGroup
 	for k, c := range parts {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			acc := &sums[k]
-			acc.Set(&total)
+			acc := PJ(&sums[k])
+			acc.Set(&identity)
 			forEachSetBit(bitmap, c[0], c[1], func(i int) { acc.AddMixed(&pts[i]) })
 		}()
 	}
 	wg.Wait()
+	total := identity
 	for k := range sums {
-		total.AddAssign(&sums[k])
+		PJ(&total).AddAssign(&sums[k])
 	}
-	return total, nil
+	return total
+}
+
+// BatchAddG1 returns Σ bases[offset+i] over the set bits i < n.
+func (b *Backend) BatchAddG1(bases backend.G1Bases, offset int, bitmap []uint64, n int) (bls.G1Jac, error) {
+	var identity bls.G1Jac
+	identity.X.SetOne()
+	identity.Y.SetOne()
+	if err := checkBitmap(bitmap, n); err != nil {
+		return identity, err
+	}
+	pts, err := g1Slice(bases, offset, n)
+	if err != nil {
+		return identity, err
+	}
+	return batchAdd(pts, bitmap, identity, b.tasks), nil
 }
 
 // BatchAddG2 returns Σ bases[offset+i] over the set bits i < n.
 func (b *Backend) BatchAddG2(bases backend.G2Bases, offset int, bitmap []uint64, n int) (bls.G2Jac, error) {
-	var total bls.G2Jac
-	total.Z.SetZero()
-	total.X.SetOne()
-	total.Y.SetOne()
+	var identity bls.G2Jac
+	identity.X.SetOne()
+	identity.Y.SetOne()
 	if err := checkBitmap(bitmap, n); err != nil {
-		return total, err
+		return identity, err
 	}
 	pts, err := g2Slice(bases, offset, n)
 	if err != nil {
-		return total, err
+		return identity, err
 	}
-	parts := chunks(n, b.tasks)
-	sums := make([]bls.G2Jac, len(parts))
-	var wg sync.WaitGroup
-	for k, c := range parts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			acc := &sums[k]
-			acc.Set(&total)
-			forEachSetBit(bitmap, c[0], c[1], func(i int) { acc.AddMixed(&pts[i]) })
-		}()
-	}
-	wg.Wait()
-	for k := range sums {
-		total.AddAssign(&sums[k])
-	}
-	return total, nil
+	return batchAdd(pts, bitmap, identity, b.tasks), nil
 }
