@@ -39,74 +39,62 @@ func canonical(scalars []fr.Element) [][4]uint64 {
 	return out
 }
 
-func fixedBaseG1(base *bls.G1Affine, scalars []fr.Element) []bls.G1Affine {
+// combPoint is the part of gnark-crypto's G1Jac / G2Jac API the comb needs.
+type combPoint[A, J any] interface {
+	*J
+	FromAffine(*A) *J
+	AddAssign(*J) *J
+	AddMixed(*A) *J
+	DoubleAssign() *J
+}
+
+// fixedBase returns k·base for every scalar k; identity is the group's Jacobian identity
+// and toAffine its batch conversion.
+func fixedBase[A, J any, PJ combPoint[A, J]](base *A, scalars []fr.Element, identity J, toAffine func([]J) []A) []A {
 	w := combWindow(len(scalars))
 	windows := (fr.Bits + w - 1) / w
-	table := make([]bls.G1Affine, windows<<w)
-	var start bls.G1Jac
-	start.FromAffine(base)
-	jac := make([]bls.G1Jac, 1<<w)
+	table := make([]A, windows<<w)
+	var start J
+	PJ(&start).FromAffine(base)
+	jac := make([]J, 1<<w)
 	for j := 0; j < windows; j++ {
 		jac[1] = start
 		for d := 2; d < 1<<w; d++ {
 			jac[d] = jac[d-1]
-			jac[d].AddAssign(&start)
+			PJ(&jac[d]).AddAssign(&start)
 		}
-		copy(table[j<<w+1:(j+1)<<w], bls.BatchJacobianToAffineG1(jac[1:]))
+		copy(table[j<<w+1:(j+1)<<w], toAffine(jac[1:]))
 		for k := 0; k < w; k++ {
-			start.DoubleAssign()
+			PJ(&start).DoubleAssign()
 		}
 	}
 	k := canonical(scalars)
-	out := make([]bls.G1Jac, len(scalars))
+	out := make([]J, len(scalars))
 	parallelChunks(len(scalars), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			out[i].Z.SetZero()
-			out[i].X.SetOne()
-			out[i].Y.SetOne()
+			out[i] = identity
 			for j := 0; j < windows; j++ {
 				if d := digit(&k[i], j, w); d != 0 {
-					out[i].AddMixed(&table[j<<w+d])
+					PJ(&out[i]).AddMixed(&table[j<<w+d])
 				}
 			}
 		}
 	})
-	return bls.BatchJacobianToAffineG1(out)
+	return toAffine(out)
+}
+
+func fixedBaseG1(base *bls.G1Affine, scalars []fr.Element) []bls.G1Affine {
+	var identity bls.G1Jac
+	identity.X.SetOne()
+	identity.Y.SetOne()
+	return fixedBase(base, scalars, identity, bls.BatchJacobianToAffineG1)
 }
 
 func fixedBaseG2(base *bls.G2Affine, scalars []fr.Element) []bls.G2Affine {
-	w := combWindow(len(scalars))
-	windows := (fr.Bits + w - 1) / w
-	table := make([]bls.G2Affine, windows<<w)
-	var start bls.G2Jac
-	start.FromAffine(base)
-	jac := make([]bls.G2Jac, 1<<w)
-	for j := 0; j < windows; j++ {
-		jac[1] = start
-		for d := 2; d < 1<<w; d++ {
-			jac[d] = jac[d-1]
-			jac[d].AddAssign(&start)
-		}
-		copy(table[j<<w+1:(j+1)<<w], batchJacobianToAffineG2(jac[1:]))
-		for k := 0; k < w; k++ {
-			start.DoubleAssign()
-		}
-	}
-	k := canonical(scalars)
-	out := make([]bls.G2Jac, len(scalars))
-	parallelChunks(len(scalars), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			out[i].Z.SetZero()
-			out[i].X.SetOne()
-			out[i].Y.SetOne()
-			for j := 0; j < windows; j++ {
-				if d := digit(&k[i], j, w); d != 0 {
-					out[i].AddMixed(&table[j<<w+d])
-				}
-			}
-		}
-	})
-	return batchJacobianToAffineG2(out)
+	var identity bls.G2Jac
+	identity.X.SetOne()
+	identity.Y.SetOne()
+	return fixedBase(base, scalars, identity, batchJacobianToAffineG2)
 }
 
 // batchJacobianToAffineG2 converts with one inversion for all points (gnark-crypto has
