@@ -129,9 +129,11 @@ func TestBadInputOverSockets(t *testing.T) {
 			t.Errorf("%s: message %q proof type %q, want %q and %q", tc.name, e.Message, e.Data.ProofType, tc.msg, tc.proofType)
 		}
 	}
+	// SnapDeals: a request without commitments or vanilla proofs is bad input, refused
+	// before proving and named by its proof type.
 	_, err := c.ProveReplicaUpdate2(ctx, api.ReplicaUpdateRequest{UpdateProofType: abi.RegisteredUpdateProof_StackedDrg2KiBV1})
-	if e := wantCode(t, "SnapDeals", err, api.CodeUnsupported); e.Data.ProofType != "StackedDrg2KiBV1" {
-		t.Errorf("SnapDeals proof type %q", e.Data.ProofType)
+	if e := wantCode(t, "SnapDeals", err, api.CodeInvalidInput); e.Data.ProofType != "StackedDrg2KiBV1" || !strings.Contains(e.Message, "comm_r_old") {
+		t.Errorf("SnapDeals: proof type %q message %q", e.Data.ProofType, e.Message)
 	}
 	win := api.PoStRequest{ProofType: abi.RegisteredPoStProof_StackedDrgWinning2KiBV1, Miner: sec.id.Miner, Randomness: sec.rnd, VanillaProofs: [][]byte{sec.winning}}
 	for _, tc := range []struct {

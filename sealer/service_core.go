@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/filecoin-project/go-state-types/abi"
-
 	"github.com/snarkpipe/snarkpipe/prover"
 	"github.com/snarkpipe/snarkpipe/prover/groth16"
 	"github.com/snarkpipe/snarkpipe/prover/pipeline"
@@ -114,26 +112,16 @@ func parsePriority(s string) (pipeline.Priority, error) {
 	return 0, fmt.Errorf("unknown priority %q (want low, normal, high or critical)", s)
 }
 
-// ProveReplicaUpdate2 proves a SnapDeals replica update. Not provable yet: the SnapDeals
-// circuit has its own issue; every request gets the typed unsupported error naming the type.
+// ProveReplicaUpdate2 proves a SnapDeals sector update from its vanilla partition proofs
+// and waits (SubmitReplicaUpdate2 + Await).
 func (s *Service) ProveReplicaUpdate2(ctx context.Context, req *ReplicaUpdateRequest) (*ReplicaUpdateResponse, error) {
-	if req == nil {
-		return nil, newError(CodeInvalidInput, "", nil, "no request")
+	id, err := s.SubmitReplicaUpdate2(ctx, req)
+	if err != nil {
+		return nil, err
 	}
-	name := fmt.Sprintf("RegisteredUpdateProof(%d)", int64(req.UpdateProofType))
-	if sp, ok := updateProofNames[req.UpdateProofType]; ok {
-		name = sp
-	} else {
-		return nil, newError(CodeInvalidInput, name, nil, "unknown registered update proof")
+	res, err := s.Await(ctx, id)
+	if err != nil {
+		return nil, err
 	}
-	return nil, unsupported(name, "SnapDeals (ProveReplicaUpdate2) is not implemented yet")
-}
-
-// updateProofNames are upstream's RegisteredUpdateProof variant names.
-var updateProofNames = map[abi.RegisteredUpdateProof]string{
-	abi.RegisteredUpdateProof_StackedDrg2KiBV1:   "StackedDrg2KiBV1",
-	abi.RegisteredUpdateProof_StackedDrg8MiBV1:   "StackedDrg8MiBV1",
-	abi.RegisteredUpdateProof_StackedDrg512MiBV1: "StackedDrg512MiBV1",
-	abi.RegisteredUpdateProof_StackedDrg32GiBV1:  "StackedDrg32GiBV1",
-	abi.RegisteredUpdateProof_StackedDrg64GiBV1:  "StackedDrg64GiBV1",
+	return &ReplicaUpdateResponse{Proof: res.Proof, Job: res.Info}, nil
 }

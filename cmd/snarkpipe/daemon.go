@@ -280,6 +280,9 @@ func officialNames() map[prover.CircuitID]string {
 	for _, p := range types.PoStProofs() {
 		names[prover.CircuitID(p.CircuitID)] = p.ParamFileName("params")
 	}
+	for _, p := range types.UpdateProofs() {
+		names[prover.CircuitID(p.CircuitID)] = p.ParamFileName("params")
+	}
 	return names
 }
 
