@@ -1,13 +1,10 @@
 package post
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
-	"os"
+	"github.com/snarkpipe/snarkpipe/sealer/internal/golden"
 	"runtime"
-	"sort"
-	"strings"
 	"testing"
 	"time"
 
@@ -105,45 +102,21 @@ func (n *nnzCounter) Enforce(ann string, a, b, c *r1cs.LC) {
 
 func readGolden(t *testing.T) map[string]string {
 	t.Helper()
-	out := map[string]string{}
-	f, err := os.Open(goldenPath)
-	if os.IsNotExist(err) && *update {
-		return out
-	}
+	lines, err := golden.Read(goldenPath, *update)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		name, _, _ := strings.Cut(line, " ")
-		out[name] = line
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return lines
 }
 
 func writeGolden(t *testing.T, lines map[string]string) {
 	t.Helper()
-	names := make([]string, 0, len(lines))
-	for n := range lines {
-		names = append(names, n)
+	header := []string{
+		"Fallback PoSt circuit counts: rows (without the per-input rows), inputs (ONE included), aux,",
+		"density popcounts (A aux, B inputs, B aux) and non-zero terms per side (A with the per-input rows).",
+		"Rewrite with: go test ./sealer/post -run TestGoldenCounts -update [-large]",
 	}
-	sort.Strings(names)
-	var b strings.Builder
-	b.WriteString("# Fallback PoSt circuit counts: rows (without the per-input rows), inputs (ONE included), aux,\n")
-	b.WriteString("# density popcounts (A aux, B inputs, B aux) and non-zero terms per side (A with the per-input rows).\n")
-	b.WriteString("# Rewrite with: go test ./sealer/post -run TestGoldenCounts -update [-large]\n")
-	for _, n := range names {
-		b.WriteString(lines[n] + "\n")
-	}
-	if err := os.WriteFile(goldenPath, []byte(b.String()), 0o644); err != nil {
+	if err := golden.Write(goldenPath, header, lines); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -1,12 +1,9 @@
 package update
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
-	"os"
-	"sort"
-	"strings"
+	"github.com/snarkpipe/snarkpipe/sealer/internal/golden"
 	"testing"
 	"time"
 
@@ -119,46 +116,22 @@ func TestGoldenCounts(t *testing.T) {
 
 func readGolden(t *testing.T) map[string]string {
 	t.Helper()
-	out := map[string]string{}
-	f, err := os.Open(goldenPath)
-	if os.IsNotExist(err) && *updateGolden {
-		return out
-	}
+	lines, err := golden.Read(goldenPath, *updateGolden)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		name, _, _ := strings.Cut(line, " ")
-		out[name] = line
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return lines
 }
 
 func writeGolden(t *testing.T, lines map[string]string) {
 	t.Helper()
-	names := make([]string, 0, len(lines))
-	for n := range lines {
-		names = append(names, n)
+	header := []string{
+		"EmptySectorUpdate circuit counts: rows (without the per-input rows), inputs (ONE included), aux,",
+		"density popcounts (A aux, B inputs, B aux). Upstream asserts the rows of test-1k..test-32k,",
+		"snap-2k (= test-2k) and snap-32g; the other rows are derived by this synthesis.",
+		"Rewrite with: go test ./sealer/update -run TestGoldenCounts -update [-large]",
 	}
-	sort.Strings(names)
-	var b strings.Builder
-	b.WriteString("# EmptySectorUpdate circuit counts: rows (without the per-input rows), inputs (ONE included), aux,\n")
-	b.WriteString("# density popcounts (A aux, B inputs, B aux). Upstream asserts the rows of test-1k..test-32k,\n")
-	b.WriteString("# snap-2k (= test-2k) and snap-32g; the other rows are derived by this synthesis.\n")
-	b.WriteString("# Rewrite with: go test ./sealer/update -run TestGoldenCounts -update [-large]\n")
-	for _, n := range names {
-		b.WriteString(lines[n] + "\n")
-	}
-	if err := os.WriteFile(goldenPath, []byte(b.String()), 0o644); err != nil {
+	if err := golden.Write(goldenPath, header, lines); err != nil {
 		t.Fatal(err)
 	}
 }
