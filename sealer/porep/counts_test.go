@@ -2,13 +2,11 @@ package porep
 
 import (
 	"flag"
-	"fmt"
 	"github.com/snarkpipe/snarkpipe/sealer/internal/golden"
 	"runtime"
 	"testing"
 	"time"
 
-	"github.com/snarkpipe/snarkpipe/prover/r1cs"
 	"github.com/snarkpipe/snarkpipe/types"
 )
 
@@ -64,19 +62,6 @@ func countCases(t testing.TB) []countCase {
 	}
 }
 
-// shapeCounts are a circuit's counts: sizes, density popcounts and non-zero terms per
-// side (A including bellperson's per-input rows, cuzk's counting rule).
-type shapeCounts struct {
-	r1cs.Counts
-	nnzA, nnzB, nnzC int
-}
-
-// formatCounts is one golden line.
-func formatCounts(name string, c shapeCounts) string {
-	return fmt.Sprintf("%s rows=%d inputs=%d aux=%d a_aux=%d b_input=%d b_aux=%d nnz_a=%d nnz_b=%d nnz_c=%d",
-		name, c.NumConstraints, c.NumInputs, c.NumAux, c.AAux, c.BInput, c.BAux, c.nnzA, c.nnzB, c.nnzC)
-}
-
 func readGolden(t *testing.T) map[string]string {
 	t.Helper()
 	lines, err := golden.Read(goldenPath, *update)
@@ -98,19 +83,17 @@ func writeGolden(t *testing.T, lines map[string]string) {
 	}
 }
 
-// countBlank synthesizes the blank circuit of cfg into a Counter, which stores only sizes
-// and density bitmaps (the 32 GiB count needs well under 2 GiB), also counting terms.
-func countBlank(t testing.TB, cfg Config) shapeCounts {
+// countBlank counts the blank circuit of cfg (sizes, densities, terms; nothing stored).
+func countBlank(t testing.TB, cfg Config) golden.Counts {
 	c, err := Blank(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs := &nnzCounter{Counter: r1cs.NewCounter()}
-	if err := c.Synthesize(cs); err != nil {
+	n, err := golden.Count(c)
+	if err != nil {
 		t.Fatal(err)
 	}
-	n := cs.Counts()
-	return shapeCounts{Counts: n, nnzA: cs.a + n.NumInputs, nnzB: cs.b, nnzC: cs.c}
+	return n
 }
 
 // TestGoldenCounts pins every count of the PoRep circuits. The small sizes run always
@@ -135,7 +118,7 @@ func TestGoldenCounts(t *testing.T) {
 			if got.NumInputs != cc.cfg.NumInputs() {
 				t.Errorf("%d inputs, Config.NumInputs says %d", got.NumInputs, cc.cfg.NumInputs())
 			}
-			line := formatCounts(cc.name, got)
+			line := got.Line(cc.name)
 			if *update {
 				golden[cc.name] = line
 				return
@@ -147,27 +130,6 @@ func TestGoldenCounts(t *testing.T) {
 	}
 	if *update {
 		writeGolden(t, golden)
-	}
-}
-
-// nnzCounter is a Counter that also counts the non-zero terms of each side after
-// canonicalization (merged variables, zero coefficients dropped: bellperson's form).
-type nnzCounter struct {
-	*r1cs.Counter
-	a, b, c int
-}
-
-func (n *nnzCounter) Enforce(ann string, a, b, c *r1cs.LC) {
-	if c != nil {
-		c.Canonicalize()
-		n.c += len(*c)
-	}
-	n.Counter.Enforce(ann, a, b, c) // canonicalizes a and b
-	if a != nil {
-		n.a += len(*a)
-	}
-	if b != nil {
-		n.b += len(*b)
 	}
 }
 
@@ -184,7 +146,7 @@ func TestCounts32GiBCuzk(t *testing.T) {
 	if got.AAux != 129_753_292 || got.BAux != 33_112_281 || got.BInput != 1 {
 		t.Errorf("densities a_aux=%d b_aux=%d b_input=%d, want 129753292 / 33112281 / 1", got.AAux, got.BAux, got.BInput)
 	}
-	if got.nnzA != 309_405_051 || got.nnzB != 130_327_340 || got.nnzC != 282_656_500 {
-		t.Errorf("nnz A %d (with input rows) / B %d / C %d, cuzk recorded 309,405,051 / 130,327,340 / 282,656,500", got.nnzA, got.nnzB, got.nnzC)
+	if got.NonZerosA != 309_405_051 || got.NonZerosB != 130_327_340 || got.NonZerosC != 282_656_500 {
+		t.Errorf("nnz A %d (with input rows) / B %d / C %d, cuzk recorded 309,405,051 / 130,327,340 / 282,656,500", got.NonZerosA, got.NonZerosB, got.NonZerosC)
 	}
 }

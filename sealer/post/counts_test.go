@@ -2,13 +2,11 @@ package post
 
 import (
 	"flag"
-	"fmt"
 	"github.com/snarkpipe/snarkpipe/sealer/internal/golden"
 	"runtime"
 	"testing"
 	"time"
 
-	"github.com/snarkpipe/snarkpipe/prover/r1cs"
 	"github.com/snarkpipe/snarkpipe/types"
 )
 
@@ -67,39 +65,6 @@ func countCases(t testing.TB) []countCase {
 	}
 }
 
-// shapeCounts are a circuit's counts: sizes, density popcounts and non-zero terms per
-// side (A including bellperson's per-input rows).
-type shapeCounts struct {
-	r1cs.Counts
-	nnzA, nnzB, nnzC int
-}
-
-func formatCounts(name string, c shapeCounts) string {
-	return fmt.Sprintf("%s rows=%d inputs=%d aux=%d a_aux=%d b_input=%d b_aux=%d nnz_a=%d nnz_b=%d nnz_c=%d",
-		name, c.NumConstraints, c.NumInputs, c.NumAux, c.AAux, c.BInput, c.BAux, c.nnzA, c.nnzB, c.nnzC)
-}
-
-// nnzCounter is a Counter that also counts the non-zero terms of each side after
-// canonicalization (merged variables, zero coefficients dropped: bellperson's form).
-type nnzCounter struct {
-	*r1cs.Counter
-	a, b, c int
-}
-
-func (n *nnzCounter) Enforce(ann string, a, b, c *r1cs.LC) {
-	if c != nil {
-		c.Canonicalize()
-		n.c += len(*c)
-	}
-	n.Counter.Enforce(ann, a, b, c) // canonicalizes a and b
-	if a != nil {
-		n.a += len(*a)
-	}
-	if b != nil {
-		n.b += len(*b)
-	}
-}
-
 func readGolden(t *testing.T) map[string]string {
 	t.Helper()
 	lines, err := golden.Read(goldenPath, *update)
@@ -121,19 +86,17 @@ func writeGolden(t *testing.T, lines map[string]string) {
 	}
 }
 
-// countBlank synthesizes the blank circuit into a Counter (sizes and bitmaps only), also
-// counting terms.
-func countBlank(t testing.TB, cfg Config) shapeCounts {
+// countBlank counts the blank circuit of cfg (sizes, densities, terms; nothing stored).
+func countBlank(t testing.TB, cfg Config) golden.Counts {
 	c, err := Blank(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs := &nnzCounter{Counter: r1cs.NewCounter()}
-	if err := c.Synthesize(cs); err != nil {
+	n, err := golden.Count(c)
+	if err != nil {
 		t.Fatal(err)
 	}
-	n := cs.Counts()
-	return shapeCounts{Counts: n, nnzA: cs.a + n.NumInputs, nnzB: cs.b, nnzC: cs.c}
+	return n
 }
 
 // TestGoldenCounts pins every Fallback PoSt count; the 32/64 GiB Window partitions need
@@ -158,7 +121,7 @@ func TestGoldenCounts(t *testing.T) {
 			if got.NumInputs != cc.cfg.NumInputs() {
 				t.Errorf("%d inputs, Config.NumInputs says %d", got.NumInputs, cc.cfg.NumInputs())
 			}
-			line := formatCounts(cc.name, got)
+			line := got.Line(cc.name)
 			if *update {
 				golden[cc.name] = line
 				return
