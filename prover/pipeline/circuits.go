@@ -18,7 +18,14 @@ type circuitState struct {
 	id     prover.CircuitID
 	key    srs.RecordingKey
 	shape  *r1cs.Shape
-	params *groth16.Params
+	params *groth16.Params // nil when keys are made on the devices (Deps.Keys)
+}
+
+// close releases the host parameters (the recording is garbage-collected).
+func (st *circuitState) close() {
+	if st.params != nil {
+		st.params.Close()
+	}
 }
 
 // circuits knows, per circuit id, the recording key of this process's circuit code and the
@@ -197,11 +204,14 @@ func (p *Pipeline) loadHost(ctx context.Context, c prover.Circuit, hint Hint) (*
 		p.circuits.setKey(c.ID(), key, shape)
 		return nil, fmt.Errorf("%w: %s: recording sizes changed since admission", ErrCircuitChanged, c.ID())
 	}
-	params, err := p.deps.Params.Params(ctx, c.ID(), shape)
-	if err != nil {
+	st := &circuitState{id: c.ID(), key: key, shape: shape}
+	if p.deps.Keys != nil {
+		return st, nil // each device makes its key from the shape
+	}
+	if st.params, err = p.deps.Params.Params(ctx, c.ID(), shape); err != nil {
 		return nil, fmt.Errorf("pipeline: parameters of %s: %w", c.ID(), err)
 	}
-	return &circuitState{id: c.ID(), key: key, shape: shape, params: params}, nil
+	return st, nil
 }
 
 // awaitEntry waits until e has loaded.
@@ -225,10 +235,10 @@ func loaderGaveUp(ctx context.Context, err error) bool {
 // stays resident for the next job, and partitions waiting for it are not failed.
 func (p *Pipeline) acquireHost(ctx context.Context, part *partition) error {
 	h := part.hint
-	shape := h.slot()
+	shape := p.hostSlot(h)
 	for {
 		t0 := time.Now()
-		g, err := p.host.acquire(ctx, part.request(p.host, h.hostEntryBytes(), shape.bytes(), shape))
+		g, err := p.host.acquire(ctx, part.request(p.host, p.hostEntryBytes(h), shape.bytes(), shape))
 		part.t.Admission += time.Since(t0)
 		if err != nil {
 			return err
@@ -244,7 +254,7 @@ func (p *Pipeline) acquireHost(ctx context.Context, part *partition) error {
 				p.host.loaded(g.entry, nil, nil, took, err)
 				return err
 			}
-			p.host.loaded(g.entry, st, func() { st.params.Close() }, took, nil)
+			p.host.loaded(g.entry, st, st.close, took, nil)
 			p.metrics.srsLoads.WithLabelValues(p.host.name).Inc()
 			p.metrics.srsLoad.WithLabelValues(p.host.name).Observe(took.Seconds())
 		}
@@ -262,17 +272,19 @@ func (p *Pipeline) acquireHost(ctx context.Context, part *partition) error {
 	}
 }
 
-// acquireDevice admits a partition on device d and makes its proving key resident there.
-func (p *Pipeline) acquireDevice(ctx context.Context, d *device, part *partition, ws int64) (*grant, *groth16.ProvingKey, error) {
+// acquireDevice admits a partition on device d and makes its circuit resident there
+// (proving key, and the recorded shape on a device with the pre-compiled path). Like the
+// host load, the load runs to completion even if the partition's job is cancelled.
+func (p *Pipeline) acquireDevice(ctx context.Context, d *device, part *partition, ws int64) (*grant, *deviceKey, error) {
 	st := part.state
 	for {
-		g, err := d.arena.acquire(ctx, part.request(d.arena, part.hint.ParamsBytes, ws, slotShape{}))
+		g, err := d.arena.acquire(ctx, part.request(d.arena, p.deviceEntryBytes(d, part.hint), ws, slotShape{}))
 		if err != nil {
 			return nil, nil, err
 		}
 		if g.loader {
 			t := time.Now()
-			pk, err := groth16.NewProvingKey(d.backend, st.params, st.shape.Counts())
+			k, err := p.loadDeviceKey(context.WithoutCancel(ctx), d, st)
 			took := time.Since(t)
 			part.t.KeyLoad = took
 			p.trace.span("load proving key", part.worker, t, t.Add(took), part)
@@ -281,13 +293,13 @@ func (p *Pipeline) acquireDevice(ctx context.Context, d *device, part *partition
 				d.arena.release(g, true)
 				return nil, nil, err
 			}
-			d.arena.loaded(g.entry, pk, func() { pk.Close() }, took, nil)
+			d.arena.loaded(g.entry, k, func() { k.close() }, took, nil)
 			p.metrics.srsLoads.WithLabelValues(d.arena.name).Inc()
 			p.metrics.srsLoad.WithLabelValues(d.arena.name).Observe(took.Seconds())
 		}
 		err = awaitEntry(ctx, g.entry)
 		if err == nil {
-			return g, g.entry.value.(*groth16.ProvingKey), nil
+			return g, g.entry.value.(*deviceKey), nil
 		}
 		d.arena.release(g, true)
 		if !loaderGaveUp(ctx, err) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/snarkpipe/snarkpipe/prover"
+	"github.com/snarkpipe/snarkpipe/prover/backend"
 	"github.com/snarkpipe/snarkpipe/prover/groth16"
 )
 
@@ -73,16 +74,23 @@ type PartitionTiming struct {
 	Prepare   time.Duration // recording key, recording lookup or recording (first use)
 	Admission time.Duration // waiting for host memory
 	HostLoad  time.Duration // making the circuit resident (recording + parameters), when this partition did it
+	Pin       time.Duration // page-locking the partition's newly allocated slot (once per pooled slot)
 	Witness   time.Duration // witness fill
-	Eval      time.Duration // A·z, B·z, C·z
+	Eval      time.Duration // A·z, B·z, C·z on the host (host-evaluated path only)
+	Pack      time.Duration // bit-packing the witness on the host (packed pre-compiled path only)
 	Handoff   time.Duration // waiting for a device worker
 	Device    time.Duration // waiting for device memory
 	KeyLoad   time.Duration // making the proving key resident, when this partition did it
-	Prove     time.Duration // quotient and MSMs
+	Prove     time.Duration // quotient and MSMs (pre-compiled path: upload, A·z and blinding too)
 	Verify    time.Duration
-	Prover    groth16.Timings
-	Worker    string // device worker that proved it
-	Batch     int    // partitions proved together in one device call (cross-job batching)
+	// Prover is the prover's stages; on the pre-compiled path its fields are the
+	// matching stages of Resident (Total includes Assemble).
+	Prover groth16.Timings
+	// Resident is the device's stages on the pre-compiled path (backend.ShapeEvaluator:
+	// upload, A·z, quotient, each MSM, host-side blinding); zero on the host-evaluated path.
+	Resident groth16.DeviceTimings
+	Worker   string // device worker that proved it
+	Batch    int    // partitions proved together in one device call (cross-job batching)
 }
 
 // Await waits for the job (or ctx) and returns its proofs and timings. A failed job
@@ -175,6 +183,7 @@ type partition struct {
 	entry  *entry // the host entry state came from (kept after host is released)
 	state  *circuitState
 	slot   *slot
+	packed *backend.PackedAux // the witness as handed over on the packed path (in the slot)
 	proof  groth16.Proof
 	public []fr.Element
 	vk     *groth16.VerifyingKey

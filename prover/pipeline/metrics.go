@@ -13,6 +13,7 @@ type metrics struct {
 	srsLoads   *prometheus.CounterVec   // arena
 	srsLoad    *prometheus.HistogramVec // arena
 	recordings *prometheus.CounterVec   // outcome
+	pins       *prometheus.CounterVec   // outcome
 }
 
 func newMetrics(reg prometheus.Registerer, p *Pipeline) (*metrics, error) {
@@ -36,8 +37,11 @@ func newMetrics(reg prometheus.Registerer, p *Pipeline) (*metrics, error) {
 		recordings: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "snarkpipe_pipeline_recordings_total", Help: "Recording lookups: hit (reused), recorded, corrupt (re-recorded).",
 		}, []string{"outcome"}),
+		pins: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "snarkpipe_pipeline_slot_pins_total", Help: "Working-set slots page-locked for uploads (ok, or failed: uploaded from pageable memory).",
+		}, []string{"outcome"}),
 	}
-	collectors := []prometheus.Collector{m.jobs, m.partitions, m.stage, m.srsLoads, m.srsLoad, m.recordings,
+	collectors := []prometheus.Collector{m.jobs, m.partitions, m.stage, m.srsLoads, m.srsLoad, m.recordings, m.pins,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "snarkpipe_pipeline_queued_partitions", Help: "Partitions waiting for synthesis.",
 		}, func() float64 { return float64(p.runq.len()) }),

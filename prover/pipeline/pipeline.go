@@ -23,11 +23,24 @@ type ParamsSource interface {
 	Params(ctx context.Context, id prover.CircuitID, shape *r1cs.Shape) (*groth16.Params, error)
 }
 
+// KeySource makes a circuit's proving key directly on one device, without host
+// parameters (benchmark keys: BenchKeys). The key's Params hold at least the verifying
+// key, which finalization verifies that key's proofs against. Every device must get keys
+// with one verifying key per circuit id (a deterministic source per id), so that proofs
+// made on any device are checked against the same key. The pipeline owns the returned key
+// and closes it, its Params included, on eviction.
+type KeySource interface {
+	ProvingKey(ctx context.Context, id prover.CircuitID, shape *r1cs.Shape, be backend.Backend) (*groth16.ProvingKey, error)
+}
+
 // Deps are the pipeline's collaborators.
 type Deps struct {
 	// Backends are the devices, one per backend; each gets WorkersPerDevice workers.
 	Backends []backend.Backend
 	Params   ParamsSource
+	// Keys, when set, replaces Params: each circuit's proving key is made directly on each device
+	// (benchmark keys, e.g. groth16.BenchSetup with known toxic waste). The key's Params hold the VK.
+	Keys KeySource
 	// Registerer receives the Prometheus metrics (nil: a private registry).
 	Registerer prometheus.Registerer
 }
@@ -39,14 +52,19 @@ var ErrClosed = errors.New("pipeline: closed")
 // partitions through synthesis, the bounded hand-off, the device workers and
 // finalization. See the package documentation for the policies.
 type Pipeline struct {
-	cfg      Config
-	deps     Deps
-	host     *arena
-	devices  []*device
-	freer    *freer
-	circuits *circuits
-	metrics  *metrics
-	trace    *timeline
+	cfg    Config
+	deps   Deps
+	mode   synthMode
+	pinner backend.HostPinner // page-locks host slots for uploads; nil: none
+	// fixedRandomness, set by tests only, makes every proof use this (r, s), so that the
+	// proving paths can be compared byte for byte. nil: fresh randomness per proof.
+	fixedRandomness *groth16.Randomness
+	host            *arena
+	devices         []*device
+	freer           *freer
+	circuits        *circuits
+	metrics         *metrics
+	trace           *timeline
 
 	runq, handoff *pqueue
 	finalq        chan *partition
@@ -68,6 +86,7 @@ type Pipeline struct {
 type device struct {
 	index   int
 	backend backend.Backend
+	caps    deviceCaps
 	arena   *arena
 }
 
@@ -76,8 +95,8 @@ func New(cfg Config, deps Deps) (*Pipeline, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if len(deps.Backends) == 0 || deps.Params == nil {
-		return nil, errors.New("pipeline: at least one backend and a parameter source are required")
+	if len(deps.Backends) == 0 || (deps.Params == nil && deps.Keys == nil) {
+		return nil, errors.New("pipeline: at least one backend and a parameter or key source are required")
 	}
 	hostCap, err := cfg.hostBudget()
 	if err != nil {
@@ -101,9 +120,13 @@ func New(cfg Config, deps Deps) (*Pipeline, error) {
 	}
 	p.host = newArena("host", hostCap, p.freer, cfg.Pinned)
 	for i, be := range deps.Backends {
-		d := &device{index: i, backend: be, arena: newArena(fmt.Sprintf("device%d", i), devCap, p.freer, cfg.Pinned)}
+		d := &device{index: i, backend: be, caps: capsOf(be), arena: newArena(fmt.Sprintf("device%d", i), devCap, p.freer, cfg.Pinned)}
 		p.devices = append(p.devices, d)
+		if pn, ok := be.(backend.HostPinner); ok && p.pinner == nil && d.caps.resident {
+			p.pinner = pn
+		}
 	}
+	p.mode = modeOf(deps.Backends)
 	p.host.onDetach = func(id prover.CircuitID) {
 		for _, d := range p.devices {
 			d.arena.detachCircuit(id)
@@ -249,12 +272,12 @@ func (p *Pipeline) Submit(ctx context.Context, spec JobSpec) (*Job, error) {
 
 // checkFits refuses what can never fit, from a circuit's hint.
 func (p *Pipeline) checkFits(id prover.CircuitID, h Hint) error {
-	slot := h.slot()
-	if err := p.host.fits(request{id: id, entryBytes: h.hostEntryBytes(), ws: slot.bytes()}); err != nil {
+	slot := p.hostSlot(h)
+	if err := p.host.fits(request{id: id, entryBytes: p.hostEntryBytes(h), ws: slot.bytes()}); err != nil {
 		return err
 	}
 	for _, d := range p.devices {
-		if err := d.arena.fits(request{id: id, entryBytes: h.ParamsBytes, ws: h.deviceWorkingSet()}); err != nil {
+		if err := d.arena.fits(request{id: id, entryBytes: p.deviceEntryBytes(d, h), ws: h.deviceWorkingSet()}); err != nil {
 			return err
 		}
 	}
@@ -311,7 +334,7 @@ func (p *Pipeline) Preload(ctx context.Context, c prover.Circuit) (LoadInfo, err
 		return info, err
 	}
 	part.hint = h
-	g, err := p.host.acquire(ctx, part.request(p.host, h.hostEntryBytes(), 0, slotShape{}))
+	g, err := p.host.acquire(ctx, part.request(p.host, p.hostEntryBytes(h), 0, slotShape{}))
 	if err != nil {
 		return info, err
 	}
@@ -325,7 +348,7 @@ func (p *Pipeline) Preload(ctx context.Context, c prover.Circuit) (LoadInfo, err
 			p.host.loaded(g.entry, nil, nil, info.HostLoad, err)
 			return info, err
 		}
-		p.host.loaded(g.entry, st, func() { st.params.Close() }, info.HostLoad, nil)
+		p.host.loaded(g.entry, st, st.close, info.HostLoad, nil)
 	}
 	if err := awaitEntry(ctx, g.entry); err != nil {
 		return info, err

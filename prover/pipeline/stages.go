@@ -12,7 +12,8 @@ import (
 
 // synthStage is the synthesis pool: each worker takes the highest-priority queued
 // partition, admits it on the host (memory and residency), fills its witness into a pooled
-// slot, evaluates A·z, B·z, C·z from the recording, and hands it off.
+// slot, evaluates A·z, B·z, C·z from the recording or bit-packs the witness (synthMode),
+// and hands it off.
 type synthStage struct {
 	p  *Pipeline
 	wg sync.WaitGroup
@@ -81,14 +82,13 @@ func (p *Pipeline) synthesize(worker string, part *partition) error {
 	if part.t.Admission > time.Millisecond { // waits worth seeing on the timeline
 		p.trace.span("wait host memory", worker, admit, admit.Add(part.t.Admission), part)
 	}
-	shape := h.slot()
-	sl, err := p.host.allocSlot(part.host, shape)
+	sl, err := p.host.allocSlot(part.host, p.hostSlot(h))
 	if err != nil {
 		return err
 	}
 	part.slot = sl
+	p.pinSlot(part)
 	st := part.state
-	rows := st.shape.Rows()
 	t := time.Now()
 	if err := fillAssignment(part.circuit, st.shape, sl.z); err != nil {
 		if errors.Is(err, ErrCircuitChanged) {
@@ -97,11 +97,9 @@ func (p *Pipeline) synthesize(worker string, part *partition) error {
 		return err
 	}
 	part.t.Witness = time.Since(t)
-	t = time.Now()
-	if err := st.shape.Eval(sl.z, sl.a[:rows], sl.b[:rows], sl.c[:rows], p.cfg.EvalTasks); err != nil {
+	if err := p.prepareUpload(part); err != nil {
 		return err
 	}
-	part.t.Eval = time.Since(t)
 	part.t.SynthEnd = time.Now()
 	p.trace.span("synthesize", worker, part.t.SynthStart, part.t.SynthEnd, part)
 	p.metrics.stage.WithLabelValues("synthesize").Observe(part.t.SynthEnd.Sub(start).Seconds())
@@ -236,36 +234,59 @@ func (p *Pipeline) prove(worker string, d *device, batch []*partition) error {
 		part.t.Handoff = now.Sub(part.t.SynthEnd)
 		ws += part.hint.deviceWorkingSet()
 	}
-	g, pk, err := p.acquireDevice(ctx, d, head, ws)
+	g, dk, err := p.acquireDevice(ctx, d, head, ws)
 	device := time.Since(now) - head.t.KeyLoad
 	if err != nil {
 		return err
 	}
 	defer d.arena.release(g, true)
-	st := head.state
+	if dk.rc != nil {
+		err = p.proveResident(worker, dk, batch)
+	} else {
+		err = p.proveRows(dk, batch)
+	}
+	if err != nil {
+		return err
+	}
+	nIn := head.state.shape.NumInputs
+	for _, part := range batch {
+		part.t.Device = device
+		part.t.Prove, part.t.Worker, part.t.Batch = part.t.ProveEnd.Sub(part.t.ProveStart), worker, len(batch)
+		part.public = append(part.public[:0], part.slot.z[1:nIn]...)
+		part.vk = dk.vk()
+		p.releaseHost(part, true)
+		p.trace.span("prove", worker, part.t.ProveStart, part.t.ProveEnd, part)
+		p.metrics.stage.WithLabelValues("prove").Observe(part.t.Prove.Seconds())
+	}
+	return nil
+}
+
+// proveRows proves a batch from host-evaluated rows (backends without the pre-compiled
+// path) in one ProveBatch call.
+func (p *Pipeline) proveRows(dk *deviceKey, batch []*partition) error {
+	st := batch[0].state
 	as := make([]groth16.Assignment, len(batch))
 	nIn, rows := st.shape.NumInputs, st.shape.Rows()
 	for i, part := range batch {
 		sl := part.slot
 		as[i] = groth16.Assignment{Inputs: sl.z[:nIn], Aux: sl.z[nIn:], A: sl.a[:rows], B: sl.b[:rows], C: sl.c[:rows]}
 	}
+	var rs []groth16.Randomness
+	if p.fixedRandomness != nil {
+		for range batch {
+			rs = append(rs, *p.fixedRandomness)
+		}
+	}
 	start := time.Now()
-	proofs, tms, err := pk.ProveBatch(&st.shape.Density, as, nil)
+	proofs, tms, err := dk.pk.ProveBatch(&st.shape.Density, as, rs)
 	end := time.Now()
 	if err != nil {
 		return err
 	}
 	for i, part := range batch {
-		sl := part.slot
-		part.t.Device = device
 		part.t.ProveStart, part.t.ProveEnd = start, end
-		part.t.Prove, part.t.Prover, part.t.Worker, part.t.Batch = end.Sub(start), tms[i], worker, len(batch)
+		part.t.Prover = tms[i]
 		part.proof = proofs[i]
-		part.public = append(part.public[:0], sl.z[1:nIn]...)
-		part.vk = &st.params.VK
-		p.releaseHost(part, true)
-		p.trace.span("prove", worker, start, end, part)
-		p.metrics.stage.WithLabelValues("prove").Observe(part.t.Prove.Seconds())
 	}
 	return nil
 }

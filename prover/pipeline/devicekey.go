@@ -1,0 +1,87 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/snarkpipe/snarkpipe/prover/backend"
+	"github.com/snarkpipe/snarkpipe/prover/groth16"
+)
+
+// deviceKey is a circuit resident on one device: its proving key and, on a device with
+// the pre-compiled path (backend.ShapeEvaluator), its recorded shape beside it. Both share
+// one arena entry, so they are loaded, accounted, evicted and closed together.
+type deviceKey struct {
+	pk *groth16.ProvingKey
+	rc *groth16.ResidentCircuit // nil: the device proves from host-evaluated rows
+	// ownsParams: the key came from a KeySource and its Params (the verifying key, and
+	// for host-made keys the vectors) belong to it; otherwise they are the host entry's.
+	ownsParams bool
+}
+
+// vk is the verifying key the proofs of this key are checked against.
+func (k *deviceKey) vk() *groth16.VerifyingKey { return &k.pk.Params.VK }
+
+// close releases the resident shape, then the key's bases, then the Params it owns.
+func (k *deviceKey) close() error {
+	var errs []error
+	if k.rc != nil {
+		errs = append(errs, k.rc.Close())
+	}
+	errs = append(errs, k.pk.Close())
+	if k.ownsParams && k.pk.Params != nil {
+		errs = append(errs, k.pk.Params.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// loadDeviceKey makes st's circuit resident on d: the proving key (from the host
+// parameters, or made on the device by the KeySource) and, on a device with the
+// pre-compiled path, the recorded shape.
+func (p *Pipeline) loadDeviceKey(ctx context.Context, d *device, st *circuitState) (*deviceKey, error) {
+	counts := st.shape.Counts()
+	var k *deviceKey
+	if p.deps.Keys != nil {
+		pk, err := p.deps.Keys.ProvingKey(ctx, st.id, st.shape, d.backend)
+		if err != nil {
+			return nil, fmt.Errorf("pipeline: proving key of %s on %s: %w", st.id, d.backend.Name(), err)
+		}
+		if pk == nil || pk.Params == nil {
+			return nil, fmt.Errorf("pipeline: key source gave %s no proving key with a verifying key", st.id)
+		}
+		k = &deviceKey{pk: pk, ownsParams: true}
+		if pk.Counts != counts || len(pk.Params.VK.IC) != counts.NumInputs {
+			k.close()
+			return nil, fmt.Errorf("pipeline: key source gave %s a key for counts %+v (%d IC points), the recording has %+v",
+				st.id, pk.Counts, len(pk.Params.VK.IC), counts)
+		}
+	} else {
+		pk, err := groth16.NewProvingKey(d.backend, st.params, counts)
+		if err != nil {
+			return nil, err
+		}
+		k = &deviceKey{pk: pk}
+	}
+	if d.caps.resident {
+		rc, err := k.pk.LoadShape(st.shape)
+		if err != nil {
+			k.close()
+			return nil, err
+		}
+		k.rc = rc
+	}
+	return k, nil
+}
+
+// deviceCaps are a device's optional proving capabilities.
+type deviceCaps struct {
+	resident bool // backend.ShapeEvaluator: A·z, B·z, C·z on the device from z alone
+	packed   bool // backend.PackedShapeEvaluator: z handed over bit-packed
+}
+
+func capsOf(be backend.Backend) deviceCaps {
+	_, resident := be.(backend.ShapeEvaluator)
+	_, packed := be.(backend.PackedShapeEvaluator)
+	return deviceCaps{resident: resident, packed: packed}
+}

@@ -1,0 +1,175 @@
+package pipeline
+
+import (
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/snarkpipe/snarkpipe/prover/backend"
+	"github.com/snarkpipe/snarkpipe/prover/groth16"
+)
+
+// The pre-compiled path (backend.ShapeEvaluator): the device holds the recorded shape
+// beside the proving key and computes A·z, B·z, C·z itself, so the synthesis worker only
+// fills z (and bit-packs it for a backend.PackedShapeEvaluator) and the slot has no row
+// vectors. This file holds the host side of that path: pinning, packing, proving.
+
+// pinSlot page-locks a newly allocated slot through the pipeline's pinner (a pooled slot
+// keeps its pin, so this runs once per slot; the freer unpins it when the slot is freed).
+// Only what is uploaded is pinned: z and the bitmaps, not host-evaluated rows. A failed pin
+// is not an error: the upload still works from pageable memory, only slower, and the
+// slot is not tried again.
+func (p *Pipeline) pinSlot(part *partition) {
+	sl := part.slot
+	if p.pinner == nil || sl.unpin != nil {
+		return
+	}
+	v := sl.all
+	if sl.shape.m > 0 {
+		v = sl.z
+	}
+	t := time.Now()
+	unpin, err := p.pinner.PinHost(v)
+	part.t.Pin = time.Since(t)
+	if err != nil || unpin == nil {
+		p.metrics.pins.WithLabelValues("failed").Inc()
+		sl.unpin = func() error { return nil }
+		return
+	}
+	p.metrics.pins.WithLabelValues("ok").Inc()
+	sl.unpin = unpin
+	p.trace.span("pin slot", part.worker, t, t.Add(part.t.Pin), part)
+}
+
+// prepareUpload turns the filled z into what the device workers take: the row
+// evaluations (host-evaluated path), the packed witness (packed path), or z as it is.
+func (p *Pipeline) prepareUpload(part *partition) error {
+	sl, shape := part.slot, part.state.shape
+	part.packed = nil
+	switch {
+	case p.mode.hostEval:
+		rows := shape.Rows()
+		t := time.Now()
+		if err := shape.Eval(sl.z, sl.a[:rows], sl.b[:rows], sl.c[:rows], p.cfg.EvalTasks); err != nil {
+			return err
+		}
+		part.t.Eval = time.Since(t)
+	case p.mode.pack:
+		t := time.Now()
+		packed := packInPlace(sl.z[shape.NumInputs:], sl.field, sl.ones, p.cfg.EvalTasks)
+		part.packed = &packed
+		part.t.Pack = time.Since(t)
+	}
+	return nil
+}
+
+// packMinWordsPerTask keeps packing tasks large enough to be worth a goroutine.
+const packMinWordsPerTask = 1 << 12
+
+// packInPlace bit-packs aux as backend.PackAux does (same format), without allocating:
+// the bitmaps go to field and ones (bitmapWords(len(aux)) words each), and the
+// non-boolean values are compacted to the front of aux itself, which the result's Values
+// then is. aux no longer holds the plain witness afterwards. Chunks of whole bitmap words
+// are packed in parallel (tasks ≤ 0: one task per CPU), then their values moved into place.
+func packInPlace(aux []fr.Element, field, ones []uint64, tasks int) backend.PackedAux {
+	words := bitmapWords(len(aux))
+	field, ones = field[:words], ones[:words]
+	tasks = max(1, min(taskCount(tasks), words/packMinWordsPerTask))
+	per := (words + tasks - 1) / tasks
+	counts := make([]int, tasks)
+	var wg sync.WaitGroup
+	for i := range tasks {
+		lo, hi := min(i*per*64, len(aux)), min((i+1)*per*64, len(aux))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			counts[i] = packChunk(aux[lo:hi], field[lo/64:(hi+63)/64], ones[lo/64:(hi+63)/64])
+		}()
+	}
+	wg.Wait()
+	n := 0
+	for i, c := range counts { // chunk i's values move down to follow chunk i−1's
+		lo := min(i*per*64, len(aux))
+		n += copy(aux[n:], aux[lo:lo+c])
+	}
+	return backend.PackedAux{N: len(aux), Field: field, Ones: ones, Values: aux[:n:n]}
+}
+
+// packChunk packs aux (starting on a bitmap word) into its words of field and ones and
+// compacts its non-boolean values to its front, returning how many there are.
+func packChunk(aux []fr.Element, field, ones []uint64) int {
+	clear(field)
+	clear(ones)
+	one := fr.One()
+	k := 0
+	for j := range aux {
+		switch {
+		case aux[j].IsZero():
+		case aux[j].Equal(&one):
+			ones[j/64] |= 1 << (j % 64)
+		default:
+			field[j/64] |= 1 << (j % 64)
+			aux[k] = aux[j]
+			k++
+		}
+	}
+	return k
+}
+
+// proveResident proves each partition of the batch on the key's resident circuit, one
+// after the other (the backend proves one at a time on its stream).
+func (p *Pipeline) proveResident(worker string, dk *deviceKey, batch []*partition) error {
+	nIn := batch[0].state.shape.NumInputs
+	for _, part := range batch {
+		sl := part.slot
+		var proof groth16.Proof
+		var tm groth16.DeviceTimings
+		var err error
+		part.t.ProveStart = time.Now()
+		if part.packed != nil {
+			proof, tm, err = dk.rc.ProvePacked(sl.z[:nIn], part.packed, p.fixedRandomness)
+		} else {
+			proof, tm, err = dk.rc.Prove(sl.z[:nIn], sl.z[nIn:], p.fixedRandomness)
+		}
+		part.t.ProveEnd = time.Now()
+		if err != nil {
+			return err
+		}
+		part.proof = proof
+		part.t.Resident = tm
+		part.t.Prover = groth16.Timings{Quotient: tm.Quotient, MSMH: tm.MSMH, MSML: tm.MSML, MSMA: tm.MSMA,
+			MSMB1: tm.MSMB1, MSMB2: tm.MSMB2, Total: tm.Total + tm.Assemble}
+		p.traceResident(worker, part)
+	}
+	return nil
+}
+
+// traceResident lays the device's stages out on the worker's track inside the proof's
+// span: they run one after the other on one stream, so they follow each other from the
+// start of the proof, and the host-side blinding comes last.
+func (p *Pipeline) traceResident(worker string, part *partition) {
+	tm := &part.t.Resident
+	at := part.t.ProveStart
+	for _, st := range []struct {
+		name string
+		d    time.Duration
+	}{
+		{"upload", tm.Upload}, {"A·z B·z C·z", tm.Eval}, {"quotient", tm.Quotient},
+		{"msm H", tm.MSMH}, {"msm L", tm.MSML}, {"msm A", tm.MSMA}, {"msm B1", tm.MSMB1}, {"msm B2 (G2)", tm.MSMB2},
+		{"assemble", tm.Assemble},
+	} {
+		if st.d > 0 {
+			p.trace.span(st.name, worker, at, at.Add(st.d), part)
+			at = at.Add(st.d)
+		}
+	}
+}
+
+// taskCount resolves a configured parallelism (≤ 0: one task per CPU).
+func taskCount(tasks int) int {
+	if tasks <= 0 {
+		return runtime.NumCPU()
+	}
+	return tasks
+}

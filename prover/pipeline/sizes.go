@@ -1,0 +1,63 @@
+package pipeline
+
+import "github.com/snarkpipe/snarkpipe/prover/backend"
+
+// synthMode is what the synthesis stage produces for the device workers. It is fixed per
+// pipeline by its devices' capabilities, because a synthesized partition may be taken by
+// any device worker.
+type synthMode struct {
+	// hostEval: some device proves from host-evaluated rows, so every slot carries
+	// a, b, c = A·z, B·z, C·z (devices with the pre-compiled path ignore them).
+	hostEval bool
+	// pack: every device takes the witness bit-packed; the synthesis worker packs the
+	// aux part of z in place into the slot's bitmaps (only without hostEval).
+	pack bool
+}
+
+func modeOf(backends []backend.Backend) synthMode {
+	m := synthMode{pack: true}
+	for _, be := range backends {
+		c := capsOf(be)
+		m.hostEval = m.hostEval || !c.resident
+		m.pack = m.pack && c.packed
+	}
+	m.pack = m.pack && !m.hostEval
+	return m
+}
+
+// hostSlot is the working-set slot of one partition of h's circuit: z, plus the row
+// vectors when rows are evaluated on the host, plus the bitmaps when z is packed.
+func (p *Pipeline) hostSlot(h Hint) slotShape {
+	n := h.Counts.NumInputs + h.Counts.NumAux
+	switch {
+	case p.mode.hostEval:
+		return shapeFor(n, h.Counts.DomainSize())
+	case p.mode.pack:
+		return slotShape{n: n, words: bitmapWords(h.Counts.NumAux)}
+	default:
+		return slotShape{n: n}
+	}
+}
+
+// hostEntryBytes is a circuit resident on the host: its recording, and its parameters
+// unless keys are made on the devices (Deps.Keys: no parameter bytes on the host).
+func (p *Pipeline) hostEntryBytes(h Hint) int64 {
+	if p.deps.Keys != nil {
+		return h.ShapeBytes
+	}
+	return h.hostEntryBytes()
+}
+
+// deviceEntryBytes is a circuit resident on device d: its proving key, and on a device
+// with the pre-compiled path its recorded shape (CSR sides and coefficient table, about
+// the shape file's size, plus one 4-byte index per a and b density entry).
+func (p *Pipeline) deviceEntryBytes(d *device, h Hint) int64 {
+	if !d.caps.resident {
+		return h.ParamsBytes
+	}
+	c := h.Counts
+	indices := int64(c.NumInputs+c.AAux+c.BInput+c.BAux) * 4
+	return h.ParamsBytes + h.ShapeBytes + indices
+}
+
+func bitmapWords(n int) int { return (n + 63) / 64 }
