@@ -19,6 +19,7 @@ type daemonTOML struct {
 	secret        string
 	hostBudget    int64
 	cuzkSocket    string
+	extra         string // DaemonOptions.ExtraConfig
 }
 
 func (c daemonTOML) render() string {
@@ -39,6 +40,9 @@ func (c daemonTOML) render() string {
 		fmt.Fprintf(&b, "\n[cuzk]\n")
 		fmt.Fprintf(&b, "enabled = true\n")
 		fmt.Fprintf(&b, "address = %q\n", "unix://"+c.cuzkSocket)
+	}
+	if c.extra != "" {
+		b.WriteString("\n" + c.extra + "\n")
 	}
 	return b.String()
 }

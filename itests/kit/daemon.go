@@ -33,6 +33,9 @@ type DaemonOptions struct {
 	NoCuzk bool
 	// ReadyTimeout bounds the wait for the API line (default 2 minutes).
 	ReadyTimeout time.Duration
+	// ExtraConfig is TOML appended to the generated configuration, for sections the kit
+	// does not write (e.g. "[sealer]\nmax_jobs = 2\n").
+	ExtraConfig string
 }
 
 // Daemon is a running snarkpipe process.
@@ -85,7 +88,7 @@ func StartDaemon(t testing.TB, o DaemonOptions) *Daemon {
 	cache := srstest.Cache(t).Dir
 	conf := daemonTOML{
 		devParamDir: cache, recordingsDir: filepath.Join(cache, "itest-recordings"),
-		secret: filepath.Join(o.DataDir, "token-secret"), hostBudget: budget,
+		secret: filepath.Join(o.DataDir, "token-secret"), hostBudget: budget, extra: o.ExtraConfig,
 	}
 	d := &Daemon{DataDir: o.DataDir, opts: o}
 	if !o.NoCuzk {
