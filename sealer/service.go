@@ -88,11 +88,12 @@ type PoStResponse struct {
 	Job     JobInfo
 }
 
-// ProofTypeRef names one registered proof: exactly one of Seal and PoSt is set (the two
+// ProofTypeRef names one registered proof: exactly one of Seal, PoSt and Update is set (the
 // numberings overlap).
 type ProofTypeRef struct {
-	Seal *abi.RegisteredSealProof `json:",omitempty"`
-	PoSt *abi.RegisteredPoStProof `json:",omitempty"`
+	Seal   *abi.RegisteredSealProof   `json:",omitempty"`
+	PoSt   *abi.RegisteredPoStProof   `json:",omitempty"`
+	Update *abi.RegisteredUpdateProof `json:",omitempty"`
 }
 
 // SealRef and PoStRef build a ProofTypeRef.
@@ -100,6 +101,9 @@ func SealRef(p abi.RegisteredSealProof) ProofTypeRef { return ProofTypeRef{Seal:
 
 // PoStRef builds a ProofTypeRef for a PoSt proof.
 func PoStRef(p abi.RegisteredPoStProof) ProofTypeRef { return ProofTypeRef{PoSt: &p} }
+
+// UpdateRef builds a ProofTypeRef for a SnapDeals (sector update) proof.
+func UpdateRef(p abi.RegisteredUpdateProof) ProofTypeRef { return ProofTypeRef{Update: &p} }
 
 // PreloadResult says what Preload made resident.
 type PreloadResult struct {
@@ -152,7 +156,7 @@ type JobResult struct {
 // ProofTypeStatus says whether the service can prove one registered proof, and why not.
 type ProofTypeStatus struct {
 	Name     string
-	Kind     string // "seal", "winning", "window"
+	Kind     string // "seal", "winning", "window", "update"
 	Servable bool
 	Reason   string `json:",omitempty"`
 }

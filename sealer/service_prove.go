@@ -219,6 +219,8 @@ func (s *Service) Close(ctx context.Context) error { return s.jobs.drain(ctx) }
 // circuitOf returns a blank circuit of a registered proof, for Preload.
 func circuitOf(ref ProofTypeRef) (prover.Circuit, string, uint64, error) {
 	switch {
+	case ref.Update != nil:
+		return updateCircuitOf(ref)
 	case ref.Seal != nil && ref.PoSt == nil:
 		info, err := types.SealProof(*ref.Seal)
 		if err != nil {
@@ -243,7 +245,7 @@ func circuitOf(ref ProofTypeRef) (prover.Circuit, string, uint64, error) {
 		}
 		return c, info.RustName, info.SectorSize, nil
 	}
-	return nil, "", 0, newError(CodeInvalidInput, "", nil, "name exactly one of a seal or a PoSt proof type")
+	return nil, "", 0, newError(CodeInvalidInput, "", nil, "name exactly one of a seal, a PoSt or an update proof type")
 }
 
 // Preload makes a proof type's parameters resident without proving.
@@ -284,6 +286,12 @@ func (s *Service) Evict(ctx context.Context, ref ProofTypeRef) (bool, error) {
 
 func circuitIDOf(ref ProofTypeRef) (prover.CircuitID, string, error) {
 	switch {
+	case ref.Update != nil:
+		info, err := updateRefInfo(ref)
+		if err != nil {
+			return "", "", err
+		}
+		return prover.CircuitID(info.CircuitID), info.RustName, nil
 	case ref.Seal != nil && ref.PoSt == nil:
 		info, err := types.SealProof(*ref.Seal)
 		if err != nil {
@@ -297,7 +305,7 @@ func circuitIDOf(ref ProofTypeRef) (prover.CircuitID, string, error) {
 		}
 		return prover.CircuitID(info.CircuitID), info.RustName, nil
 	}
-	return "", "", newError(CodeInvalidInput, "", nil, "name exactly one of a seal or a PoSt proof type")
+	return "", "", newError(CodeInvalidInput, "", nil, "name exactly one of a seal, a PoSt or an update proof type")
 }
 
 func (s *Service) provenance(id prover.CircuitID) string {

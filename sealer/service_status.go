@@ -33,7 +33,7 @@ func (s *Service) resident(where string, mi pipeline.MemoryInfo) []ResidentSRS {
 	return out
 }
 
-// ProofTypes says, for every registered seal and PoSt proof, whether this service can
+// ProofTypes says, for every registered seal, PoSt and update (SnapDeals) proof, whether this service can
 // prove it and why not: NI-PoRep is never provable, 32/64 GiB need a GPU (or
 // allow_large_on_cpu), and every type needs its parameters.
 func (s *Service) ProofTypes() []ProofTypeStatus {
@@ -53,6 +53,11 @@ func (s *Service) ProofTypes() []ProofTypeStatus {
 		if p.Kind == types.PoStWindow {
 			st.Kind = "window"
 		}
+		st.Servable, st.Reason = s.servable(p.SectorSize, prover.CircuitID(p.CircuitID))
+		out = append(out, st)
+	}
+	for _, p := range types.UpdateProofs() {
+		st := ProofTypeStatus{Name: p.RustName, Kind: "update"}
 		st.Servable, st.Reason = s.servable(p.SectorSize, prover.CircuitID(p.CircuitID))
 		out = append(out, st)
 	}

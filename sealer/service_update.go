@@ -66,3 +66,28 @@ func (s *Service) SubmitReplicaUpdate2(ctx context.Context, req *ReplicaUpdateRe
 	}
 	return s.submit(ctx, JobReplicaUpdate, info.RustName, req.Key, s.cfg.SealPriority, circuits, assemble)
 }
+
+// updateRefInfo is the table row of a ProofTypeRef naming an update proof (and nothing else).
+func updateRefInfo(ref ProofTypeRef) (*types.UpdateProofInfo, error) {
+	if ref.Seal != nil || ref.PoSt != nil {
+		return nil, newError(CodeInvalidInput, "", nil, "name exactly one of a seal, a PoSt or an update proof type")
+	}
+	info, err := types.UpdateProof(*ref.Update)
+	if err != nil {
+		return nil, newError(CodeInvalidInput, "", err, "registered update proof")
+	}
+	return info, nil
+}
+
+// updateCircuitOf is circuitOf for an update proof: the blank EmptySectorUpdate circuit.
+func updateCircuitOf(ref ProofTypeRef) (prover.Circuit, string, uint64, error) {
+	info, err := updateRefInfo(ref)
+	if err != nil {
+		return nil, "", 0, err
+	}
+	c, err := update.Blank(update.ConfigFor(info))
+	if err != nil {
+		return nil, "", 0, newError(CodeInternal, info.RustName, err, "blank circuit")
+	}
+	return c, info.RustName, info.SectorSize, nil
+}

@@ -54,6 +54,7 @@ type workerClient struct {
 	WaitQuiet           func(ctx context.Context) error
 	Shutdown            func(ctx context.Context) error
 	SealCommit2         func(ctx context.Context, sector storiface.SectorRef, c1o storiface.Commit1Out) (storiface.CallID, error)
+	ProveReplicaUpdate2 func(ctx context.Context, sector storiface.SectorRef, sectorKey, newSealed, newUnsealed cid.Cid, vanillaProofs storiface.ReplicaVanillaProofs) (storiface.CallID, error)
 	GenerateWindowPoSt  func(ctx context.Context, ppt abi.RegisteredPoStProof, mid abi.ActorID, sectors []storiface.PostSectorChallenge, partitionIdx int, randomness abi.PoStRandomness) (storiface.WindowPoStResult, error)
 	GenerateWinningPoSt func(ctx context.Context, ppt abi.RegisteredPoStProof, mid abi.ActorID, sectors []storiface.PostSectorChallenge, randomness abi.PoStRandomness) ([]proof.PoStProof, error)
 }
@@ -73,16 +74,17 @@ func dialWorker(t testing.TB, url, token string) *workerClient {
 	return &c
 }
 
-// returned is one ReturnSealCommit2 the test miner received.
+// returned is one ReturnSealCommit2 or ReturnProveReplicaUpdate2 the test miner received.
 type returned struct {
-	ID    storiface.CallID
-	Proof []byte
-	Err   *storiface.CallError
+	Method string // "SealCommit2" or "ProveReplicaUpdate2"
+	ID     storiface.CallID
+	Proof  []byte
+	Err    *storiface.CallError
 }
 
 // testMiner is a lotus-miner endpoint: Version, Session, WorkerConnect (which dials the
 // worker back and checks Version, Session, Info and TaskTypes as lotus' AddWorker does),
-// AuthVerify, ReturnSealCommit2 and StorageFindSector.
+// AuthVerify, ReturnSealCommit2, ReturnProveReplicaUpdate2 and StorageFindSector.
 type testMiner struct {
 	t   testing.TB
 	srv *httptest.Server
@@ -94,10 +96,10 @@ type testMiner struct {
 	workers    map[string]*workerClient // by URL
 	results    map[storiface.CallID]returned
 	dups       int
-	failNext   int // ReturnSealCommit2 calls to refuse before accepting
+	failNext   int // Return calls to refuse before accepting
 	stores     map[abi.SectorNumber][]storiface.SectorStorageInfo
 	updated    map[abi.SectorNumber]bool // snapped sectors: their vanilla comes from the update files
-	rawBody    [][]byte                  // raw ReturnSealCommit2 request bodies
+	rawBody    [][]byte                  // raw Return* request bodies
 
 	connected map[string]int // WorkerConnect calls per URL
 	returns   chan returned
@@ -116,7 +118,7 @@ func newTestMiner(t testing.TB) *testMiner {
 			return
 		}
 		body, _ := io.ReadAll(r.Body)
-		if bytes.Contains(body, []byte(`"Filecoin.ReturnSealCommit2"`)) {
+		if bytes.Contains(body, []byte(`"Filecoin.ReturnSealCommit2"`)) || bytes.Contains(body, []byte(`"Filecoin.ReturnProveReplicaUpdate2"`)) {
 			m.mu.Lock()
 			m.rawBody = append(m.rawBody, body)
 			m.mu.Unlock()
@@ -179,7 +181,7 @@ func (m *testMiner) waitReturn(t testing.TB, d time.Duration) returned {
 	case r := <-m.returns:
 		return r
 	case <-time.After(d):
-		t.Fatal("no ReturnSealCommit2 received")
+		t.Fatal("no Return call received")
 	}
 	return returned{}
 }
@@ -188,7 +190,7 @@ func (m *testMiner) expectNoReturn(t testing.TB, d time.Duration) {
 	t.Helper()
 	select {
 	case r := <-m.returns:
-		t.Fatalf("unexpected ReturnSealCommit2 %+v", r)
+		t.Fatalf("unexpected Return call %+v", r)
 	case <-time.After(d):
 	}
 }
@@ -249,19 +251,28 @@ func (a *testMinerAPI) WorkerConnect(ctx context.Context, url string) error {
 }
 
 func (a *testMinerAPI) ReturnSealCommit2(_ context.Context, ci storiface.CallID, p storiface.Proof, cerr *storiface.CallError) error {
-	a.m.mu.Lock()
-	defer a.m.mu.Unlock()
-	if a.m.failNext > 0 {
-		a.m.failNext--
+	return a.m.accept(returned{Method: "SealCommit2", ID: ci, Proof: p, Err: cerr})
+}
+
+func (a *testMinerAPI) ReturnProveReplicaUpdate2(_ context.Context, ci storiface.CallID, p storiface.ReplicaUpdateProof, cerr *storiface.CallError) error {
+	return a.m.accept(returned{Method: "ProveReplicaUpdate2", ID: ci, Proof: p, Err: cerr})
+}
+
+// accept records a result like lotus' Manager.returnResult: once per CallID, whatever
+// the Return method.
+func (m *testMiner) accept(r returned) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.failNext > 0 {
+		m.failNext--
 		return errors.New("miner busy")
 	}
-	if _, ok := a.m.results[ci]; ok {
-		a.m.dups++
-		return fmt.Errorf("result for call %v already reported", ci)
+	if _, ok := m.results[r.ID]; ok {
+		m.dups++
+		return fmt.Errorf("result for call %v already reported", r.ID)
 	}
-	r := returned{ID: ci, Proof: p, Err: cerr}
-	a.m.results[ci] = r
-	a.m.returns <- r
+	m.results[r.ID] = r
+	m.returns <- r
 	return nil
 }
 
@@ -347,16 +358,19 @@ func (s *testStorage) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// fakeProver answers without proving: the C2 proof is sha256(C1) ‖ sector number, PoSt
-// proofs are 192 bytes naming the vanilla proofs' count. Gate, when set, holds every C2
-// until it is closed (or the worker gives up).
+// fakeProver answers without proving: the C2 proof is sha256(C1) ‖ sector number, the
+// update proof sha256(comm_r_new ‖ vanilla proofs), PoSt proofs are 192 bytes naming the
+// vanilla proofs' count. Gate, when set, holds every C2 and update until it is closed (or
+// the worker gives up). snap makes the update proof types servable.
 type fakeProver struct {
-	mu      sync.Mutex
-	gate    chan struct{}
-	c2      int
-	proofs  map[sealer.JobID][]byte
-	keys    []string
-	postReq []*sealer.PoStRequest
+	mu        sync.Mutex
+	gate      chan struct{}
+	c2        int
+	proofs    map[sealer.JobID][]byte
+	keys      []string
+	postReq   []*sealer.PoStRequest
+	updateReq []*sealer.ReplicaUpdateRequest
+	snap      bool
 }
 
 func fakeC2Proof(c1 []byte, n abi.SectorNumber) []byte {
@@ -378,6 +392,44 @@ func (p *fakeProver) SubmitSealCommit2(_ context.Context, req *sealer.SealCommit
 	}
 	p.proofs[id] = fakeC2Proof(req.C1, req.Sector.Number)
 	return id, nil
+}
+
+func fakeUpdateProof(req *sealer.ReplicaUpdateRequest) []byte {
+	h := sha256.New()
+	h.Write(req.CommRNew)
+	for _, v := range req.VanillaProofs {
+		h.Write(v)
+	}
+	return h.Sum(nil)
+}
+
+func (p *fakeProver) SubmitReplicaUpdate2(_ context.Context, req *sealer.ReplicaUpdateRequest) (sealer.JobID, error) {
+	if len(req.VanillaProofs) == 1 && bytes.Equal(req.VanillaProofs[0], []byte("invalid")) {
+		return "", &sealer.Error{Code: sealer.CodeInvalidInput, Msg: "vanilla partition proofs: truncated"}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.c2++
+	p.keys = append(p.keys, req.Key)
+	p.updateReq = append(p.updateReq, req)
+	id := sealer.JobID(fmt.Sprintf("replica-update-%d", p.c2))
+	if p.proofs == nil {
+		p.proofs = map[sealer.JobID][]byte{}
+	}
+	p.proofs[id] = fakeUpdateProof(req)
+	return id, nil
+}
+
+// ProofTypes lists one seal and, with snap, one servable update proof type.
+func (p *fakeProver) ProofTypes() []sealer.ProofTypeStatus {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := []sealer.ProofTypeStatus{{Name: "StackedDrg2KiBV1_1", Kind: "seal", Servable: true}}
+	upd := sealer.ProofTypeStatus{Name: "StackedDrg2KiBV1", Kind: "update", Servable: p.snap}
+	if !p.snap {
+		upd.Reason = "missing empty-sector-update parameters"
+	}
+	return append(out, upd)
 }
 
 func (p *fakeProver) Await(ctx context.Context, id sealer.JobID) (*sealer.JobResult, error) {

@@ -23,7 +23,9 @@ type MinerClient struct {
 	WorkerConnect     func(ctx context.Context, url string) error
 	AuthVerify        func(ctx context.Context, token string) ([]auth.Permission, error)
 	ReturnSealCommit2 func(ctx context.Context, callID storiface.CallID, proof storiface.Proof, err *storiface.CallError) error
-	StorageFindSector func(ctx context.Context, sector abi.SectorID, ft storiface.SectorFileType, ssize abi.SectorSize, allowFetch bool) ([]storiface.SectorStorageInfo, error)
+	// ReturnProveReplicaUpdate2 reports a SnapDeals proof (api.StorageMiner, retry:true).
+	ReturnProveReplicaUpdate2 func(ctx context.Context, callID storiface.CallID, proof storiface.ReplicaUpdateProof, err *storiface.CallError) error
+	StorageFindSector         func(ctx context.Context, sector abi.SectorID, ft storiface.SectorFileType, ssize abi.SectorSize, allowFetch bool) ([]storiface.SectorStorageInfo, error)
 }
 
 // APIInfo is a parsed MINER_API_INFO ("TOKEN:MULTIADDR").

@@ -42,19 +42,23 @@ func resourceOverride(maxConcurrent int) storiface.Resources {
 	}
 }
 
-// resourceTable overrides the miner's table for the role's task type, for every seal proof
-// type lotus knows for it.
+// resourceTable overrides the miner's table for each of the role's task types (c2: C2 and
+// ProveReplicaUpdate2, whose lotus entry is a copy of C2's), for every seal proof type
+// lotus knows for it.
 func (w *roleWorker) resourceTable() map[sealtasks.TaskType]map[abi.RegisteredSealProof]storiface.Resources {
-	tt := w.role.TaskType()
 	limit := w.cfg.PoStMaxConcurrent
 	if w.role == RoleC2 {
 		limit = w.cfg.C2MaxConcurrent
 	}
-	per := map[abi.RegisteredSealProof]storiface.Resources{}
-	for spt := range storiface.ResourceTable[tt] {
-		per[spt] = resourceOverride(limit)
+	out := map[sealtasks.TaskType]map[abi.RegisteredSealProof]storiface.Resources{}
+	for _, tt := range w.role.TaskTypes() {
+		per := map[abi.RegisteredSealProof]storiface.Resources{}
+		for spt := range storiface.ResourceTable[tt] {
+			per[spt] = resourceOverride(limit)
+		}
+		out[tt] = per
 	}
-	return map[sealtasks.TaskType]map[abi.RegisteredSealProof]storiface.Resources{tt: per}
+	return out
 }
 
 func (w *roleWorker) info() (storiface.WorkerInfo, error) {

@@ -7,7 +7,7 @@ import (
 	"github.com/filecoin-project/lotus/storage/sealer/sealtasks"
 )
 
-// Role is one registration with the miner: the task type it advertises.
+// Role is one registration with the miner: the task types it advertises.
 type Role string
 
 // Roles. Each is a separate lotus worker (URL, Session UUID): lotus-miner hands a worker
@@ -21,7 +21,7 @@ const (
 // AllRoles lists the roles in a fixed order.
 var AllRoles = []Role{RoleC2, RoleWindow, RoleWinning}
 
-// TaskType is the lotus task type the role advertises.
+// TaskType is the role's main lotus task type (the one that names it in logs).
 func (r Role) TaskType() sealtasks.TaskType {
 	switch r {
 	case RoleC2:
@@ -32,6 +32,29 @@ func (r Role) TaskType() sealtasks.TaskType {
 		return sealtasks.TTGenerateWinningPoSt
 	}
 	return ""
+}
+
+// TaskTypes are every task type the role can serve: its own, and for c2 also SnapDeals'
+// ProveReplicaUpdate2, which lotus-miner schedules through the same sealing scheduler
+// (TaskTypes advertises it only while update parameters are servable).
+func (r Role) TaskTypes() []sealtasks.TaskType {
+	if r == RoleC2 {
+		return []sealtasks.TaskType{sealtasks.TTCommit2, sealtasks.TTProveReplicaUpdate2}
+	}
+	if tt := r.TaskType(); tt != "" {
+		return []sealtasks.TaskType{tt}
+	}
+	return nil
+}
+
+// serves reports whether tt is one of the role's task types.
+func (r Role) serves(tt sealtasks.TaskType) bool {
+	for _, t := range r.TaskTypes() {
+		if t == tt {
+			return true
+		}
+	}
+	return false
 }
 
 // Path is the role's JSON-RPC path on the worker's listener.

@@ -106,7 +106,7 @@ func newRoleWorker(role Role, cfg Config, deps Deps, fetcher *vanillaFetcher, li
 		role: role, cfg: cfg, session: session, prover: deps.Prover, miner: deps.Miner,
 		vanilla: fetcher, calls: calls, log: deps.Log.With("role", string(role)), life: life,
 		shutdown: make(chan struct{}), quiet: make(chan struct{}, 1),
-		tasks: map[sealtasks.TaskType]struct{}{role.TaskType(): {}},
+		tasks: taskSet(role.TaskTypes()),
 	}, nil
 }
 
@@ -187,4 +187,12 @@ func (w *Worker) Close() error {
 // String names the adapter's roles, for logs.
 func (w *Worker) String() string {
 	return fmt.Sprintf("lotus worker %v", w.cfg.Roles)
+}
+
+func taskSet(tts []sealtasks.TaskType) map[sealtasks.TaskType]struct{} {
+	out := make(map[sealtasks.TaskType]struct{}, len(tts))
+	for _, tt := range tts {
+		out[tt] = struct{}{}
+	}
+	return out
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/filecoin-project/lotus/storage/sealer/sealtasks"
 	"github.com/filecoin-project/lotus/storage/sealer/storiface"
 	"github.com/google/uuid"
+	"github.com/ipfs/go-cid"
 
 	"github.com/snarkpipe/snarkpipe/sealer"
 )
@@ -24,7 +25,13 @@ type Prover interface {
 	Await(ctx context.Context, id sealer.JobID) (*sealer.JobResult, error)
 	GenerateWindowPoSt(ctx context.Context, req *sealer.PoStRequest) (*sealer.PoStResponse, error)
 	GenerateWinningPoSt(ctx context.Context, req *sealer.PoStRequest) (*sealer.PoStResponse, error)
+	SubmitReplicaUpdate2(ctx context.Context, req *sealer.ReplicaUpdateRequest) (sealer.JobID, error)
+	// ProofTypes says which proof types are servable: ProveReplicaUpdate2 is advertised
+	// only while an update proof type is.
+	ProofTypes() []sealer.ProofTypeStatus
 }
+
+var _ Prover = (*sealer.Service)(nil)
 
 // roleWorker is one registration: its session, task types, calls and state.
 type roleWorker struct {
@@ -123,12 +130,18 @@ func (a *workerAPI) ProcessSession(context.Context) (uuid.UUID, error) {
 // Info describes the worker to the scheduler (resources.go).
 func (a *workerAPI) Info(context.Context) (storiface.WorkerInfo, error) { return a.w.info() }
 
-// TaskTypes are the enabled task types of the role.
+// TaskTypes are the enabled task types of the role; ProveReplicaUpdate2 only while the
+// service can prove an update proof type (checked at every call: the miner's selectors
+// ask before each assignment, so parameters installed later are picked up).
 func (a *workerAPI) TaskTypes(context.Context) (map[sealtasks.TaskType]struct{}, error) {
+	snap := a.w.updateServable()
 	a.w.mu.Lock()
 	defer a.w.mu.Unlock()
 	out := make(map[sealtasks.TaskType]struct{}, len(a.w.tasks))
 	for tt := range a.w.tasks {
+		if tt == sealtasks.TTProveReplicaUpdate2 && !snap {
+			continue
+		}
 		out[tt] = struct{}{}
 	}
 	return out, nil
@@ -154,10 +167,10 @@ func (a *workerAPI) SetEnabled(_ context.Context, enabled bool) error {
 	return nil
 }
 
-// TaskEnable re-enables the role's own task type; other task types are not served.
+// TaskEnable re-enables one of the role's task types; other task types are not served.
 func (a *workerAPI) TaskEnable(_ context.Context, tt sealtasks.TaskType) error {
-	if tt != a.w.role.TaskType() {
-		return fmt.Errorf("lotus: task %s is not served by role %s (only %s)", tt, a.w.role, a.w.role.TaskType())
+	if !a.w.role.serves(tt) {
+		return fmt.Errorf("lotus: task %s is not served by role %s (only %v)", tt, a.w.role, a.w.role.TaskTypes())
 	}
 	a.w.mu.Lock()
 	a.w.tasks[tt] = struct{}{}
@@ -200,6 +213,12 @@ func (a *workerAPI) Shutdown(context.Context) error {
 // miner's ReturnSealCommit2 (commit2.go).
 func (a *workerAPI) SealCommit2(ctx context.Context, sector storiface.SectorRef, c1o storiface.Commit1Out) (storiface.CallID, error) {
 	return a.w.sealCommit2(sector, c1o)
+}
+
+// ProveReplicaUpdate2 accepts a SnapDeals proof and answers its CallID at once; the proof
+// (or error) goes to the miner's ReturnProveReplicaUpdate2 (update.go).
+func (a *workerAPI) ProveReplicaUpdate2(ctx context.Context, sector storiface.SectorRef, sectorKey, newSealed, newUnsealed cid.Cid, vanillaProofs storiface.ReplicaVanillaProofs) (storiface.CallID, error) {
+	return a.w.proveReplicaUpdate2(sector, sectorKey, newSealed, newUnsealed, vanillaProofs)
 }
 
 // GenerateWindowPoSt proves one Window PoSt partition (post.go).
