@@ -7,9 +7,6 @@ import (
 	"encoding/hex"
 	"math"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	"github.com/filecoin-project/go-state-types/abi"
 
 	"github.com/snarkpipe/snarkpipe/rpc/cuzk/cuzkpb"
@@ -48,10 +45,11 @@ func submit(ctx context.Context, p Prover, req *cuzkpb.SubmitProofRequest) (seal
 		}
 		return p.SubmitWindowPoSt(ctx, preq)
 	case cuzkpb.ProofKind_SNAP_DEALS_UPDATE:
-		if _, err := replicaUpdateRequest(req); err != nil {
+		ureq, err := replicaUpdateRequest(req)
+		if err != nil {
 			return "", err
 		}
-		return "", status.Error(codes.Unimplemented, "cuzk: SnapDeals proofs are served through Prove only (SubmitProof queues PoRep and PoSt)")
+		return p.SubmitReplicaUpdate2(ctx, ureq)
 	}
 	return "", invalidArgument("invalid proof_kind %d", req.GetProofKind())
 }
@@ -128,12 +126,21 @@ func postRequest(req *cuzkpb.SubmitProofRequest, kind types.PoStKind) (*sealer.P
 	}, nil
 }
 
-// replicaUpdateRequest checks a SnapDeals request: raw 32-byte commitments (Curio sends
-// commcid-decoded digests, not CIDs) and one vanilla proof per partition.
+// replicaUpdateRequest checks a SnapDeals request: a registered update proof (0–4) whose
+// sector size agrees with sector_size when set, raw 32-byte commitments (Curio sends
+// commcid-decoded digests, not CIDs) and vanilla proofs, one bincode PartitionProof per
+// partition (their count, decoding and native verification are the service's).
 func replicaUpdateRequest(req *cuzkpb.SubmitProofRequest) (*sealer.ReplicaUpdateRequest, error) {
 	rp := req.GetRegisteredProof()
 	if rp > math.MaxInt64 {
 		return nil, invalidArgument("registered_proof %d out of range", rp)
+	}
+	info, err := types.UpdateProof(abi.RegisteredUpdateProof(rp))
+	if err != nil {
+		return nil, invalidArgument("registered_proof %d: %v", rp, err)
+	}
+	if err := sameSize(req.GetSectorSize(), info.SectorSize); err != nil {
+		return nil, err
 	}
 	for _, c := range []struct {
 		name string

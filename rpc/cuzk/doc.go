@@ -4,16 +4,17 @@
 //
 // Payload conventions follow Curio (lib/ffi/cuzk_funcs.go) and the cuzk daemon: PoRep
 // requests carry the lotus-bench Commit2In JSON wrapper around the C1 output, PoSt
-// requests one bincode vanilla proof per sector and a 32-byte seed, request_id is the
-// caller's idempotency key and doubles as the job id. Curio calls Prove and uses
+// requests one bincode vanilla proof per sector and a 32-byte seed, SnapDeals requests one
+// bincode PartitionProof per partition and the raw 32-byte comm_r_old, comm_r_new and
+// comm_d_new; request_id is the caller's idempotency key and doubles as the job id. Curio calls Prove and uses
 // GetStatus (Σ pending + in_progress) for back-pressure.
 //
 // Errors found before a job is admitted (malformed wrapper, unknown proof type, invalid
 // vanilla proof, unsupported proof type) are gRPC status errors with a code from the
 // service's error code; a job that fails after admission answers FAILED with its error
-// message, as cuzk does. SnapDeals goes to the service's synchronous ProveReplicaUpdate2
-// through Prove (Curio's only call); until SnapDeals lands there it answers Unimplemented
-// with the service's message.
+// message, as cuzk does. Every proof kind, SnapDeals included, is served by both Prove
+// and the queued SubmitProof / AwaitProof / CancelProof, and counted in GetStatus under
+// cuzk's queue names (porep-c2, window-post, winning-post, snap-update).
 //
 // Curio's client sends no credentials, so the listener is the access control
 // (config.go, listen.go): an owner-only unix socket by default, loopback TCP, or a TCP

@@ -87,9 +87,6 @@ func (e *engine) Prove(ctx context.Context, req *cuzkpb.ProveRequest) (*cuzkpb.P
 	if req.GetSubmit() == nil {
 		return nil, invalidArgument("missing submit field")
 	}
-	if req.GetSubmit().GetProofKind() == cuzkpb.ProofKind_SNAP_DEALS_UPDATE {
-		return e.proveReplicaUpdate(ctx, req.GetSubmit())
-	}
 	jobID, id, err := e.submit(ctx, req.GetSubmit())
 	if err != nil {
 		return nil, err
@@ -99,29 +96,6 @@ func (e *engine) Prove(ctx context.Context, req *cuzkpb.ProveRequest) (*cuzkpb.P
 		return nil, err
 	}
 	return &cuzkpb.ProveResponse{Result: res}, nil
-}
-
-// proveReplicaUpdate serves SnapDeals synchronously. Refusals (including the service's
-// unsupported error while SnapDeals is not implemented) are gRPC status errors.
-func (e *engine) proveReplicaUpdate(ctx context.Context, req *cuzkpb.SubmitProofRequest) (*cuzkpb.ProveResponse, error) {
-	ureq, err := replicaUpdateRequest(req)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := e.svc.ProveReplicaUpdate2(ctx, ureq)
-	if err != nil {
-		if sealer.CodeOf(err) == sealer.CodeInternal {
-			e.jobs.failed.Add(1)
-		}
-		return nil, statusError(err)
-	}
-	e.jobs.completed.Add(1)
-	out := &cuzkpb.AwaitProofResponse{JobId: req.GetRequestId(), Status: cuzkpb.AwaitProofResponse_COMPLETED, Proof: resp.Proof}
-	if out.JobId == "" {
-		out.JobId = string(resp.Job.ID)
-	}
-	setTimings(out, &resp.Job)
-	return &cuzkpb.ProveResponse{Result: out}, nil
 }
 
 func (e *engine) await(ctx context.Context, jobID string, id sealer.JobID, timeout time.Duration) (*cuzkpb.AwaitProofResponse, error) {
@@ -160,9 +134,10 @@ func (e *engine) await(ctx context.Context, jobID string, id sealer.JobID, timeo
 	return out, nil
 }
 
-// proofBytes is the proof Curio expects: SealCommit2's partition proofs, or the PoSt
-// proofs concatenated (Winning: one; Window: the requested partition's). cuzk has no way
-// to report skipped sectors, so a PoSt result that skipped some is a failure.
+// proofBytes is the proof Curio expects: SealCommit2's or SnapDeals' partition proofs
+// (192 bytes each, concatenated), or the PoSt proofs concatenated (Winning: one; Window:
+// the requested partition's). cuzk has no way to report skipped sectors, so a PoSt result
+// that skipped some is a failure.
 func proofBytes(res *sealer.JobResult) ([]byte, error) {
 	if res.PoSt == nil {
 		if len(res.Proof) == 0 {

@@ -66,6 +66,8 @@ func TestSubmitRefusals(t *testing.T) {
 		{"snap deals without commitments", &cuzkpb.SubmitProofRequest{ProofKind: cuzkpb.ProofKind_SNAP_DEALS_UPDATE}, codes.InvalidArgument, "comm_r_old must be exactly 32 bytes, got 0"},
 		{"snap deals with a CID for comm_d_new", edit(snapRequest(), func(r *cuzkpb.SubmitProofRequest) { r.CommDNew = make([]byte, 40) }), codes.InvalidArgument, "comm_d_new must be exactly 32 bytes, got 40"},
 		{"snap deals without vanilla", edit(snapRequest(), func(r *cuzkpb.SubmitProofRequest) { r.VanillaProofs = nil }), codes.InvalidArgument, "without vanilla_proofs"},
+		{"snap deals with a seal proof number", edit(snapRequest(), func(r *cuzkpb.SubmitProofRequest) { r.RegisteredProof = 8 }), codes.InvalidArgument, "registered_proof 8"},
+		{"snap deals size mismatch", edit(snapRequest(), func(r *cuzkpb.SubmitProofRequest) { r.SectorSize = 32 << 30 }), codes.InvalidArgument, "sector_size 34359738368"},
 		{"porep without payload", edit(porepRequest(t, "a", 1), func(r *cuzkpb.SubmitProofRequest) { r.VanillaProof = nil }), codes.InvalidArgument, "without vanilla_proof"},
 		{"porep raw C1 instead of wrapper", edit(porepRequest(t, "a", 1), func(r *cuzkpb.SubmitProofRequest) { r.VanillaProof = []byte(`{"registered_proof":"x"}`) }), codes.InvalidArgument, "vanilla_proof"},
 		{"porep wrapper not JSON", edit(porepRequest(t, "a", 1), func(r *cuzkpb.SubmitProofRequest) { r.VanillaProof = []byte{0xff, 0} }), codes.InvalidArgument, "vanilla_proof"},
@@ -282,7 +284,7 @@ func TestStatusAndMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(st.Queues) != 3 || st.Queues[1].ProofKind != "window-post" || st.Queues[1].InProgress != 1 || st.Queues[0].InProgress+st.Queues[2].InProgress != 0 {
+	if len(st.Queues) != 4 || st.Queues[1].ProofKind != "window-post" || st.Queues[1].InProgress != 1 || st.Queues[0].InProgress+st.Queues[2].InProgress+st.Queues[3].InProgress != 0 {
 		t.Fatalf("queues %v", st.Queues)
 	}
 	if len(st.Gpus) != 1 || st.Gpus[0].Name != "NVIDIA H200" || st.Gpus[0].Ordinal != 0 {
@@ -316,8 +318,12 @@ func TestPreloadEvict(t *testing.T) {
 	if err != nil || p.AlreadyLoaded || p.LoadTimeMs != 1500 {
 		t.Fatalf("%v %v", p, err)
 	}
-	_, err = e.PreloadSRS(ctx, &cuzkpb.PreloadSrsRequest{CircuitId: "snap-32g"})
-	wantCode(t, err, codes.Unimplemented, "SnapDeals")
+	if _, err = e.PreloadSRS(ctx, &cuzkpb.PreloadSrsRequest{CircuitId: "snap-32g"}); err != nil {
+		t.Fatal(err)
+	}
+	if ref := f.preloaded[len(f.preloaded)-1]; ref.Update == nil || *ref.Update != abi.RegisteredUpdateProof_StackedDrg32GiBV1 || ref.Seal != nil || ref.PoSt != nil {
+		t.Fatalf("snap-32g preloaded as %+v", ref)
+	}
 	_, err = e.EvictSRS(ctx, &cuzkpb.EvictSrsRequest{CircuitId: "porep-33g"})
 	wantCode(t, err, codes.InvalidArgument, "unknown circuit_id")
 
@@ -397,15 +403,16 @@ func snapRequest() *cuzkpb.SubmitProofRequest {
 	}
 }
 
-// TestSnapDeals: SnapDeals goes to the service's ProveReplicaUpdate2 through Prove; its
-// typed unsupported error (SnapDeals is not implemented yet) is Unimplemented, and
-// SubmitProof says to use Prove.
+// TestSnapDeals: SnapDeals goes to the service's queued SubmitReplicaUpdate2 through
+// Prove and through SubmitProof + AwaitProof (request_id as job id), shows in GetStatus as
+// cuzk's "snap-update" queue, and a refusal by the service is its typed gRPC status.
 func TestSnapDeals(t *testing.T) {
 	f := newFakeProver()
 	e := testEngine(t, f)
 	ctx := context.Background()
 	res, err := e.Prove(ctx, &cuzkpb.ProveRequest{Submit: snapRequest()})
-	if err != nil || res.GetResult().GetStatus() != cuzkpb.AwaitProofResponse_COMPLETED || res.GetResult().GetJobId() != "snap-1000-5" {
+	if err != nil || res.GetResult().GetStatus() != cuzkpb.AwaitProofResponse_COMPLETED || res.GetResult().GetJobId() != "snap-1000-5" ||
+		string(res.GetResult().GetProof()) != string(fakeProof(1, seq(32, 2))) || res.GetResult().GetSynthesisMs() != 20 {
 		t.Fatalf("%v %v", res, err)
 	}
 	u := f.updates[0]
@@ -413,10 +420,40 @@ func TestSnapDeals(t *testing.T) {
 		string(u.CommROld) != string(seq(32, 1)) || string(u.CommRNew) != string(seq(32, 2)) || string(u.CommDNew) != string(seq(32, 3)) || !strings.HasPrefix(u.Key, "snap-1000-5#") || len(u.VanillaProofs) != 1 {
 		t.Fatalf("service got %+v", u)
 	}
-	_, err = e.SubmitProof(ctx, snapRequest())
-	wantCode(t, err, codes.Unimplemented, "through Prove only")
 
-	f.reject = &sealer.Error{Code: sealer.CodeUnsupported, ProofType: "StackedDrg2KiBV1", Msg: "SnapDeals (ProveReplicaUpdate2) is not implemented yet"}
+	f.hold = true
+	req := snapRequest()
+	req.RequestId, req.SectorNumber = "snap-1000-6", 6
+	sub, err := e.SubmitProof(ctx, req)
+	if err != nil || sub.GetJobId() != "snap-1000-6" {
+		t.Fatalf("SubmitProof: %v %v", sub, err)
+	}
+	st, err := e.GetStatus(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var snapQueue *cuzkpb.QueueStatus
+	for _, q := range st.GetQueues() {
+		if q.GetProofKind() == "snap-update" {
+			snapQueue = q
+		}
+	}
+	if snapQueue == nil || snapQueue.GetInProgress() != 1 {
+		t.Fatalf("GetStatus queues %v, want snap-update with 1 in progress", st.GetQueues())
+	}
+	aw, err := e.AwaitProof(ctx, &cuzkpb.AwaitProofRequest{JobId: "snap-1000-6", TimeoutMs: 20})
+	if err != nil || aw.GetStatus() != cuzkpb.AwaitProofResponse_TIMEOUT {
+		t.Fatalf("held job: %v %v", aw, err)
+	}
+	f.releaseAll()
+	aw, err = e.AwaitProof(ctx, &cuzkpb.AwaitProofRequest{JobId: "snap-1000-6"})
+	if err != nil || aw.GetStatus() != cuzkpb.AwaitProofResponse_COMPLETED || string(aw.GetProof()) != string(fakeProof(1, seq(32, 2))) {
+		t.Fatalf("AwaitProof: %v %v", aw, err)
+	}
+
+	f.reject = &sealer.Error{Code: sealer.CodeInvalidInput, ProofType: "StackedDrg2KiBV1", Msg: "vanilla partition proofs: truncated"}
 	_, err = e.Prove(ctx, &cuzkpb.ProveRequest{Submit: snapRequest()})
-	wantCode(t, err, codes.Unimplemented, "(StackedDrg2KiBV1): SnapDeals (ProveReplicaUpdate2) is not implemented yet")
+	wantCode(t, err, codes.InvalidArgument, "(StackedDrg2KiBV1): vanilla partition proofs: truncated")
+	_, err = e.SubmitProof(ctx, snapRequest())
+	wantCode(t, err, codes.InvalidArgument, "vanilla partition proofs: truncated")
 }

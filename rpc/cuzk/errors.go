@@ -10,7 +10,8 @@ import (
 )
 
 // grpcCodes maps the service's error codes to gRPC codes. Unsupported proof kinds (NI-PoRep
-// C2, SnapDeals) are Unimplemented: the request is well formed, this server does not do it.
+// C2, 32/64 GiB on a CPU-only service) are Unimplemented: the request is well formed,
+// this server does not do it.
 var grpcCodes = map[sealer.Code]codes.Code{
 	sealer.CodeInternal:     codes.Internal,
 	sealer.CodeInvalidInput: codes.InvalidArgument,

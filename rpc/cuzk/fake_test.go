@@ -15,19 +15,20 @@ import (
 // fakeProver stands in for sealer.Service: it records what it was asked, answers with
 // deterministic proof bytes and lets tests hold jobs open or fail them.
 type fakeProver struct {
-	mu      sync.Mutex
-	next    int
-	jobs    map[sealer.JobID]*fakeJob
-	keys    map[string]sealer.JobID
-	seals   []*sealer.SealCommit2Request
-	posts   []*sealer.PoStRequest
-	updates []*sealer.ReplicaUpdateRequest
-	hold    bool  // new jobs wait for release
-	fail    error // new jobs fail with this error after admission
-	reject  error // submissions are refused with this error
-	preload *sealer.PreloadResult
-	evicted []sealer.ProofTypeRef
-	status  sealer.Status
+	mu        sync.Mutex
+	next      int
+	jobs      map[sealer.JobID]*fakeJob
+	keys      map[string]sealer.JobID
+	seals     []*sealer.SealCommit2Request
+	posts     []*sealer.PoStRequest
+	updates   []*sealer.ReplicaUpdateRequest
+	hold      bool  // new jobs wait for release
+	fail      error // new jobs fail with this error after admission
+	reject    error // submissions are refused with this error
+	preload   *sealer.PreloadResult
+	preloaded []sealer.ProofTypeRef
+	evicted   []sealer.ProofTypeRef
+	status    sealer.Status
 }
 
 type fakeJob struct {
@@ -226,6 +227,9 @@ func (f *fakeProver) Status(ctx context.Context) (*sealer.Status, error) {
 }
 
 func (f *fakeProver) Preload(ctx context.Context, ref sealer.ProofTypeRef) (*sealer.PreloadResult, error) {
+	f.mu.Lock()
+	f.preloaded = append(f.preloaded, ref)
+	f.mu.Unlock()
 	if f.preload == nil {
 		return nil, &sealer.Error{Code: sealer.CodeUnavailable, Msg: "no parameters"}
 	}
@@ -251,12 +255,9 @@ func (f *fakeProver) lastPoSt() *sealer.PoStRequest {
 	return f.posts[len(f.posts)-1]
 }
 
-func (f *fakeProver) ProveReplicaUpdate2(ctx context.Context, req *sealer.ReplicaUpdateRequest) (*sealer.ReplicaUpdateResponse, error) {
+func (f *fakeProver) SubmitReplicaUpdate2(ctx context.Context, req *sealer.ReplicaUpdateRequest) (sealer.JobID, error) {
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	f.updates = append(f.updates, req)
-	if f.reject != nil {
-		return nil, f.reject
-	}
-	return &sealer.ReplicaUpdateResponse{Proof: fakeProof(1, req.CommRNew), Job: sealer.JobInfo{ID: "snap-1"}}, nil
+	f.mu.Unlock()
+	return f.add(sealer.JobReplicaUpdate, req.Key, &sealer.JobResult{Proof: fakeProof(1, req.CommRNew)})
 }

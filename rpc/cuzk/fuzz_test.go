@@ -22,6 +22,7 @@ func FuzzSubmitProofRequest(f *testing.F) {
 		windowRequest("wdpost-1000-0-x"),
 		{RequestId: "winpost-1000-aa", ProofKind: cuzkpb.ProofKind_WINNING_POST, RegisteredProof: uint64(abi.RegisteredPoStProof_StackedDrgWinning2KiBV1), VanillaProofs: [][]byte{{1}}, Randomness: seq(32, 3)},
 		{ProofKind: cuzkpb.ProofKind_SNAP_DEALS_UPDATE, CommROld: seq(32, 0)},
+		snapRequest(),
 	} {
 		b, err := proto.Marshal(req)
 		if err != nil {
@@ -56,8 +57,14 @@ func FuzzSubmitProofRequest(f *testing.F) {
 			if uint64(p.Miner) != req.GetMinerId() || len(p.Randomness) != 32 || !keyOf(p.Key, req.GetRequestId()) || p.Partition != int(req.GetPartitionIndex()) {
 				t.Fatalf("post request %+v from %v", p, &req)
 			}
+		case len(fp.updates) == 1:
+			u := fp.updates[0]
+			if uint64(u.Sector.Number) != req.GetSectorNumber() || uint64(u.Sector.Miner) != req.GetMinerId() || !keyOf(u.Key, req.GetRequestId()) ||
+				len(u.CommROld) != 32 || len(u.CommRNew) != 32 || len(u.CommDNew) != 32 || len(u.VanillaProofs) == 0 {
+				t.Fatalf("update request %+v from %v", u, &req)
+			}
 		default:
-			t.Fatalf("admitted request reached the service %d+%d times", len(fp.seals), len(fp.posts))
+			t.Fatalf("admitted request reached the service %d+%d+%d times", len(fp.seals), len(fp.posts), len(fp.updates))
 		}
 		fp.releaseAll()
 	})

@@ -18,9 +18,7 @@ type Prover interface {
 	Status(ctx context.Context) (*sealer.Status, error)
 	Preload(ctx context.Context, ref sealer.ProofTypeRef) (*sealer.PreloadResult, error)
 	Evict(ctx context.Context, ref sealer.ProofTypeRef) (bool, error)
-	// ProveReplicaUpdate2 is synchronous (the service has no queued form of it), so
-	// SnapDeals is served through Prove only.
-	ProveReplicaUpdate2(ctx context.Context, req *sealer.ReplicaUpdateRequest) (*sealer.ReplicaUpdateResponse, error)
+	SubmitReplicaUpdate2(ctx context.Context, req *sealer.ReplicaUpdateRequest) (sealer.JobID, error)
 }
 
 var _ Prover = (*sealer.Service)(nil)

@@ -21,6 +21,7 @@ var queueKinds = []struct {
 	{sealer.JobSealCommit2, "porep-c2"},
 	{sealer.JobWindowPoSt, "window-post"},
 	{sealer.JobWinningPoSt, "winning-post"},
+	{sealer.JobReplicaUpdate, "snap-update"},
 }
 
 // GetStatus reports queues (Curio's back-pressure sums pending + in_progress over them),
@@ -104,7 +105,7 @@ func (e *engine) GetMetrics(ctx context.Context, _ *cuzkpb.GetMetricsRequest) (*
 }
 
 // PreloadSRS makes a circuit's parameters resident ("porep-32g", "wpost-32g",
-// "winning-2k", ...).
+// "winning-2k", "snap-32g", ...).
 func (e *engine) PreloadSRS(ctx context.Context, req *cuzkpb.PreloadSrsRequest) (*cuzkpb.PreloadSrsResponse, error) {
 	ref, err := proofTypeOfCircuit(req.GetCircuitId())
 	if err != nil {
@@ -155,8 +156,10 @@ func proofTypeOfCircuit(id string) (sealer.ProofTypeRef, error) {
 			return sealer.PoStRef(p.ID), nil
 		}
 	}
-	if strings.HasPrefix(id, "snap-") {
-		return sealer.ProofTypeRef{}, statusError(&sealer.Error{Code: sealer.CodeUnsupported, Msg: "SnapDeals circuits are not served by snarkpipe yet"})
+	for _, p := range types.UpdateProofs() {
+		if p.CircuitID == id {
+			return sealer.UpdateRef(p.ID), nil
+		}
 	}
-	return sealer.ProofTypeRef{}, invalidArgument("unknown circuit_id %q (want porep-, wpost- or winning- followed by 2k, 8m, 512m, 32g or 64g)", id)
+	return sealer.ProofTypeRef{}, invalidArgument("unknown circuit_id %q (want porep-, wpost-, winning- or snap- followed by 2k, 8m, 512m, 32g or 64g)", id)
 }
