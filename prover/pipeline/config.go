@@ -21,7 +21,8 @@ type Config struct {
 
 	// SynthesisWorkers partitions synthesize at once (each holds one working set).
 	SynthesisWorkers int
-	// EvalTasks is the parallelism of one A·z, B·z, C·z evaluation (0: all CPUs).
+	// EvalTasks is the parallelism of one host A·z, B·z, C·z evaluation, or of one
+	// witness packing on the packed pre-compiled path (0: all CPUs).
 	EvalTasks int
 	// HandoffDepth is how many synthesized partitions may wait for a device worker.
 	HandoffDepth int

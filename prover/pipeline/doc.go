@@ -8,7 +8,8 @@
 // returns the proofs and per-stage timings. Partitions, not jobs, are the unit of work:
 //
 //	run queue (priority, then job age, then partition index)
-//	  → synthesis pool: prepare the circuit id, admit on the host, witness fill, A·z B·z C·z
+//	  → synthesis pool: prepare the circuit id, admit on the host, witness fill,
+//	    then A·z B·z C·z on the host, or (pre-compiled path) nothing or bit-packing
 //	  → bounded hand-off (same order)
 //	  → device workers (WorkersPerDevice per backend): admit on the device, prove
 //	  → finalize: verify against the verifying key, complete the partition
@@ -38,6 +39,31 @@
 // has one, otherwise Synthesize into a constraint system that stores values and ignores
 // rows. The recorded matrices then compute A·z, B·z and C·z.
 //
+// # The pre-compiled path
+//
+// A device whose backend implements backend.ShapeEvaluator (the GPU) proves through a
+// groth16.ResidentCircuit: the recording is made resident on the device beside the
+// proving key, in the same arena entry (loaded, counted, evicted and closed together), and
+// the device computes A·z, B·z, C·z from z alone. When every device has that path, the
+// synthesis worker only fills z, and slots carry no row vectors (a quarter of the host-path
+// slot); when every device also takes a packed witness (backend.PackedShapeEvaluator),
+// the synthesis worker bit-packs the aux part of z in place (backend.PackAux's format:
+// bitmaps in the slot, the other values compacted to the front of z). A pipeline with a
+// device lacking the path (the CPU) evaluates the rows on the host for every partition,
+// since any device may take any partition; resident devices then ignore the rows. Slots
+// are page-locked once through the first resident device's backend.HostPinner (pooled
+// slots keep their pin) and unpinned by the freer when freed.
+//
+// # Keys
+//
+// Proving keys come from the host parameters (Deps.Params: official or dev files, loaded
+// once on the host, uploaded per device), or are made directly on each device by a
+// KeySource (Deps.Keys; BenchKeys makes INSECURE benchmark keys from a stream seeded by
+// the circuit id: groth16.BenchSetup on a backend.KeyGenerator, DevSetup elsewhere). With
+// Keys the host holds only the recording, and each proof is verified against the
+// verifying key of the key that made it; a KeySource must be deterministic per circuit
+// id so that every device shares one verifying key.
+//
 // The key is probed once per process and circuit id (circuit code does not change in a
 // running process). Signs that a resident recording does not match the circuit anyway (a
 // witness with other sizes: ErrCircuitChanged; a proof that fails verification) fail that
@@ -49,9 +75,11 @@
 //
 // There is one budget for the host and one per device (Config; the device budget defaults
 // to the host's, as the backend interface does not report device memory yet). Everything that occupies
-// memory holds a reservation: a resident circuit (host: recording + parameters; device:
-// proving key), each partition's working set (host: one pooled slot holding z, a, b, c;
-// device: the same vectors), idle pooled slots, and memory queued for release. A partition
+// memory holds a reservation: a resident circuit (host: recording + parameters, or the
+// recording alone with Keys; device: proving key, plus the resident recording on the
+// pre-compiled path), each partition's working set (host: one pooled slot holding z and,
+// per the path, a, b, c or the witness bitmaps; device: z, a, b, c), idle pooled slots,
+// and memory queued for release. A partition
 // reserves its working set and, if its circuit is not resident, the circuit's bytes, in
 // one all-or-nothing step: nobody holds a reference while waiting for memory, so waits
 // cannot deadlock. Requests are served strictly in priority order (then FIFO): a large
