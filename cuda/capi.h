@@ -47,6 +47,10 @@ snarkpipe_status* snarkpipe_device_count(int32_t* out);
 /* name: NUL-terminated, at most name_cap bytes. */
 snarkpipe_status* snarkpipe_device_info(int32_t device, char* name, uint64_t name_cap,
                                         uint64_t* total_mem, int32_t* sm_count);
+/* Free and total memory of a device now (cudaMemGetInfo; used = total - free counts every
+ * process and this library's cached pool). Needs no context; the calling thread's current
+ * device is restored. Optional in cuda.go: an older build lacks it. */
+snarkpipe_status* snarkpipe_device_mem_info(int32_t device, uint64_t* free_bytes, uint64_t* total_bytes);
 snarkpipe_status* snarkpipe_ctx_create(int32_t device, snarkpipe_ctx** out);
 snarkpipe_status* snarkpipe_ctx_destroy(snarkpipe_ctx* ctx);
 

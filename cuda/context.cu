@@ -37,6 +37,27 @@ snarkpipe_status* snarkpipe_device_info(int32_t device, char* name, uint64_t nam
   return nullptr;
 }
 
+snarkpipe_status* snarkpipe_device_mem_info(int32_t device, uint64_t* free_bytes, uint64_t* total_bytes) {
+  if (!free_bytes || !total_bytes) return make_status(SNARKPIPE_EINVAL, "nil out");
+#ifdef SP_HOST_EMU
+  (void)device;
+  return make_status(SNARKPIPE_ENODEV, "device memory info is not available in the host emulation");
+#else
+  int prev = 0;
+  cudaError_t e = cudaGetDevice(&prev);
+  if (e != cudaSuccess) return make_status(SNARKPIPE_ECUDA, "cudaGetDevice: %s", cudaGetErrorString(e));
+  if ((e = cudaSetDevice(device)) != cudaSuccess)
+    return make_status(SNARKPIPE_ENODEV, "device %d: %s", device, cudaGetErrorString(e));
+  size_t f = 0, t = 0;
+  e = cudaMemGetInfo(&f, &t);
+  cudaSetDevice(prev);
+  if (e != cudaSuccess) return make_status(SNARKPIPE_ECUDA, "cudaMemGetInfo: %s", cudaGetErrorString(e));
+  *free_bytes = f;
+  *total_bytes = t;
+  return nullptr;
+#endif
+}
+
 snarkpipe_status* snarkpipe_ctx_create(int32_t device, snarkpipe_ctx** out) {
   if (!out) return make_status(SNARKPIPE_EINVAL, "nil out");
   int n = 0;

@@ -100,6 +100,8 @@ type Lib struct {
 	frCSREval func(Ctx, DevPtr, DevPtr, DevPtr, DevPtr, uint64, DevPtr, DevPtr, uint64) *cStatus
 	frGather  func(Ctx, DevPtr, DevPtr, uint64, DevPtr) *cStatus
 	frUnpack  func(Ctx, DevPtr, uint64, DevPtr, DevPtr, DevPtr, DevPtr, unsafe.Pointer) *cStatus
+	// context.cu, added after the first builds
+	deviceMemInfo func(int32, *uint64, *uint64) *cStatus
 	// host.cu
 	hostRegister   func(Ctx, unsafe.Pointer, uint64) *cStatus
 	hostUnregister func(Ctx, unsafe.Pointer) *cStatus
@@ -217,6 +219,7 @@ func (l *Lib) register(h uintptr) error {
 		{&l.frCSREval, "snarkpipe_fr_csr_eval"},
 		{&l.frGather, "snarkpipe_fr_gather"},
 		{&l.frUnpack, "snarkpipe_fr_unpack"},
+		{&l.deviceMemInfo, "snarkpipe_device_mem_info"},
 		{&l.hostRegister, "snarkpipe_host_register"},
 		{&l.hostUnregister, "snarkpipe_host_unregister"},
 		{&l.frLagrange, "snarkpipe_fr_lagrange"},
@@ -285,6 +288,16 @@ func (l *Lib) Device(ordinal int) (DeviceInfo, error) {
 		n++
 	}
 	return DeviceInfo{Name: string(name[:n]), TotalMem: mem, SMs: int(sms)}, nil
+}
+
+// MemInfo returns a device's free and total memory now (cudaMemGetInfo): total − free is
+// what every process, this library's cached pool included, holds on it.
+func (l *Lib) MemInfo(ordinal int) (free, total uint64, err error) {
+	if l.deviceMemInfo == nil {
+		return 0, 0, fmt.Errorf("device_mem_info: %w", ErrMissingSymbol)
+	}
+	err = l.check("device_mem_info", l.deviceMemInfo(int32(ordinal), &free, &total))
+	return free, total, err
 }
 
 // NewCtx creates a context on a device.
