@@ -6,9 +6,15 @@ import (
 )
 
 var benchCmd = &cli.Command{
-	Name:        "bench",
-	Usage:       "measure the proving kernels",
-	Subcommands: []*cli.Command{benchGPUCmd},
+	Name:  "bench",
+	Usage: "measure proving: whole proofs through the pipeline (porep, winning, window, snap) or the GPU kernels (gpu)",
+	Subcommands: []*cli.Command{
+		benchProveCmd("porep", "PoRep C2 (SealCommit2) proofs of a synthetic C1 output"),
+		benchProveCmd("winning", "Winning PoSt proofs of a synthetic sector"),
+		benchProveCmd("window", "Window PoSt proofs of a synthetic full partition (--partitions per proof)"),
+		benchProveCmd("snap", "SnapDeals (ProveReplicaUpdate2) proofs of a synthetic sector update"),
+		benchGPUCmd,
+	},
 }
 
 var benchGPUCmd = &cli.Command{

@@ -1,0 +1,239 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/snarkpipe/snarkpipe/prover/backend"
+	"github.com/snarkpipe/snarkpipe/prover/backend/cpu"
+	"github.com/snarkpipe/snarkpipe/prover/backend/gpu"
+	"github.com/snarkpipe/snarkpipe/prover/pipeline"
+	"github.com/snarkpipe/snarkpipe/types"
+)
+
+// benchOptions are the flags of `bench porep|winning|window|snap`.
+type benchOptions struct {
+	kind          string
+	size          uint64
+	proofs        int
+	partitions    int // window: partition requests per proof
+	sequential    bool
+	seed          uint64
+	cpu           bool
+	allowCPULarge bool
+	devices       []int
+	lib           string
+	cold          bool // no Preload: the first proof pays the setup
+	pipe          pipeline.Config
+	deviceBudget  bool // DeviceBudget was given
+	trace, json   string
+	poll          time.Duration
+	progress      time.Duration
+}
+
+// benchProveFlags are shared by the four proof kinds.
+func benchProveFlags(kind string) []cli.Flag {
+	d := pipeline.DefaultConfig()
+	flags := []cli.Flag{
+		&cli.StringFlag{Name: "size", Required: true, Usage: "sector size: 2KiB, 8MiB, 512MiB, 32GiB or 64GiB"},
+		&cli.IntFlag{Name: "proofs", Value: 1, Usage: "proofs to make (each fully verified)"},
+		&cli.BoolFlag{Name: "sequential", Usage: "submit each proof after the previous one finished (default: all at once, so the pipeline overlaps them)"},
+		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the synthetic inputs"},
+		&cli.BoolFlag{Name: "cpu", Usage: "use the CPU backend even if a GPU is present"},
+		&cli.BoolFlag{Name: "allow-cpu-large", Usage: "allow 32/64 GiB on the CPU backend (hours per proof and tens of GiB; benchmark keys by DevSetup are impractical there)"},
+		&cli.IntSliceFlag{Name: "device", Usage: "CUDA device ordinal (repeat for several GPUs; default 0)"},
+		&cli.StringFlag{Name: "lib", Usage: "path of libsnarkpipe_cuda.so (default: next to the binary, then cuda/build/)"},
+		&cli.BoolFlag{Name: "cold", Usage: "skip the preload: the first proof also pays recording and key generation"},
+		&cli.IntFlag{Name: "synth-workers", Value: d.SynthesisWorkers, Usage: "partitions synthesized at once (each holds one witness working set)"},
+		&cli.IntFlag{Name: "workers-per-device", Value: d.WorkersPerDevice, Usage: "device workers per GPU (one proves while the next prepares)"},
+		&cli.IntFlag{Name: "handoff", Value: d.HandoffDepth, Usage: "synthesized partitions that may wait for a device worker"},
+		&cli.IntFlag{Name: "eval-tasks", Value: d.EvalTasks, Usage: "parallelism of host-side evaluation and packing (0: all CPUs)"},
+		&cli.Float64Flag{Name: "host-budget", Usage: "host memory budget in GiB (default: physical memory minus 5 GiB)"},
+		&cli.Float64Flag{Name: "device-budget", Usage: "device memory budget in GiB (default: the GPU's memory minus 2 GiB; CPU: the host budget)"},
+		&cli.StringFlag{Name: "trace", Usage: "write the pipeline timeline (Chrome trace JSON) to this file"},
+		&cli.StringFlag{Name: "json", Usage: "write the results as JSON to this file"},
+		&cli.DurationFlag{Name: "poll", Value: 100 * time.Millisecond, Usage: "memory polling interval (host RSS, GPU used memory)"},
+		&cli.DurationFlag{Name: "progress", Value: 10 * time.Second, Usage: "interval of the progress line while proving (0: none)"},
+	}
+	if kind == "window" {
+		flags = append(flags, &cli.IntFlag{Name: "partitions", Value: 1, Usage: "Window PoSt partitions per proof (one request each)"})
+	}
+	return flags
+}
+
+func benchProveCmd(kind, usage string) *cli.Command {
+	return &cli.Command{
+		Name: kind, Usage: usage, Flags: benchProveFlags(kind),
+		Description: "From a cold start: makes seeded synthetic full-shape inputs, opens the backend (GPU when the CUDA\n" +
+			"library and a device are present, else CPU), makes INSECURE benchmark keys in memory (known toxic waste;\n" +
+			"nothing written), preloads the circuit, proves --proofs proofs through the pipeline and the sealer Service,\n" +
+			"verifies every one, and prints setup phases, a per-partition table, per-proof latencies, steady-state\n" +
+			"seconds per proof, proofs/hour and peak host and GPU memory. Progress lines show where time goes as it goes.",
+		Action: func(c *cli.Context) error {
+			opts, err := benchOptionsOf(c, kind)
+			if err != nil {
+				return err
+			}
+			return runBench(c.Context, c.App.Writer, opts)
+		},
+	}
+}
+
+func benchOptionsOf(c *cli.Context, kind string) (benchOptions, error) {
+	size, err := parseBenchSize(c.String("size"))
+	if err != nil {
+		return benchOptions{}, err
+	}
+	o := benchOptions{
+		kind: kind, size: size, proofs: c.Int("proofs"), partitions: 1, sequential: c.Bool("sequential"),
+		seed: c.Uint64("seed"), cpu: c.Bool("cpu"), allowCPULarge: c.Bool("allow-cpu-large"),
+		devices: c.IntSlice("device"), lib: c.String("lib"), cold: c.Bool("cold"),
+		trace: c.String("trace"), json: c.String("json"), poll: c.Duration("poll"), progress: c.Duration("progress"),
+	}
+	if kind == "window" {
+		o.partitions = c.Int("partitions")
+	}
+	if len(o.devices) == 0 {
+		o.devices = []int{0}
+	}
+	o.pipe = pipeline.DefaultConfig()
+	o.pipe.SynthesisWorkers = c.Int("synth-workers")
+	o.pipe.WorkersPerDevice = c.Int("workers-per-device")
+	o.pipe.HandoffDepth = c.Int("handoff")
+	o.pipe.EvalTasks = c.Int("eval-tasks")
+	o.pipe.HostBudget = gib(c.Float64("host-budget"))
+	o.pipe.DeviceBudget = gib(c.Float64("device-budget"))
+	o.deviceBudget = c.IsSet("device-budget")
+	switch {
+	case o.proofs < 1:
+		return o, fmt.Errorf("bench: --proofs %d < 1", o.proofs)
+	case o.partitions < 1:
+		return o, fmt.Errorf("bench: --partitions %d < 1", o.partitions)
+	case o.poll <= 0:
+		return o, fmt.Errorf("bench: --poll %v must be positive", o.poll)
+	case o.pipe.HostBudget < 0 || o.pipe.DeviceBudget < 0:
+		return o, errors.New("bench: budgets must not be negative")
+	}
+	return o, o.pipe.Validate()
+}
+
+func gib(v float64) int64 { return int64(v * (1 << 30)) }
+
+// benchBackends opens the backends: the GPUs when the library and the devices are there
+// (and --cpu is not given), else the CPU backend. It says which in its description.
+func benchBackends(o benchOptions) (bes []backend.Backend, desc string, isGPU bool, err error) {
+	if !o.cpu {
+		for _, d := range o.devices {
+			be, err := gpu.New(gpu.Config{Device: d, LibPath: o.lib})
+			if err != nil {
+				for _, b := range bes {
+					b.Close()
+				}
+				if errors.Is(err, gpu.ErrNoCUDA) {
+					be, cerr := cpu.New(cpu.DefaultConfig())
+					if cerr != nil {
+						return nil, "", false, cerr
+					}
+					return []backend.Backend{be}, fmt.Sprintf("cpu (%d cores; no GPU: %v)", runtime.NumCPU(), err), false, nil
+				}
+				return nil, "", false, fmt.Errorf("bench: GPU %d: %w", d, err)
+			}
+			bes = append(bes, be)
+			if desc != "" {
+				desc += ", "
+			}
+			info := be.Device()
+			desc += fmt.Sprintf("gpu%d %s (%s, %d SMs)", d, info.Name, fmtBytes(info.TotalMem), info.SMs)
+		}
+		return bes, desc, true, nil
+	}
+	be, err := cpu.New(cpu.DefaultConfig())
+	if err != nil {
+		return nil, "", false, err
+	}
+	return []backend.Backend{be}, fmt.Sprintf("cpu (%d cores; --cpu)", runtime.NumCPU()), false, nil
+}
+
+// progress prints timestamped lines: a run cut short still shows where its time went.
+type progress struct {
+	w     io.Writer
+	start time.Time
+}
+
+func (p *progress) printf(format string, args ...any) {
+	fmt.Fprintf(p.w, "[%8.2fs] %s\n", time.Since(p.start).Seconds(), fmt.Sprintf(format, args...))
+}
+
+// runBench is the whole benchmark: inputs, backends, keys, pipeline, Service, preload,
+// proofs, report.
+func runBench(ctx context.Context, w io.Writer, o benchOptions) error {
+	pr := &progress{w: w, start: time.Now()}
+	if o.size >= types.SectorSize32GiB && o.cpu && !o.allowCPULarge {
+		return fmt.Errorf("bench: %s at %s on the CPU backend takes hours and tens of GiB; pass --allow-cpu-large to run it anyway", o.kind, sizeLabel(o.size))
+	}
+	t := time.Now()
+	bes, desc, isGPU, err := benchBackends(o)
+	if err != nil {
+		return err
+	}
+	backendOpen := time.Since(t)
+	closeBackends := func() {
+		for _, b := range bes {
+			b.Close()
+		}
+	}
+	if !isGPU && o.size >= types.SectorSize32GiB && !o.allowCPULarge {
+		closeBackends()
+		return fmt.Errorf("bench: no GPU (%s): %s at %s on the CPU backend takes hours; pass --allow-cpu-large to run it anyway", desc, o.kind, sizeLabel(o.size))
+	}
+	pr.printf("backend: %s", desc)
+	pr.printf("parameters: INSECURE benchmark keys (toxic waste derived from the circuit id, known to anyone; made in memory, never written); proofs verify only against them")
+	var gpus []deviceMemory
+	if isGPU {
+		for _, b := range bes {
+			if m, ok := b.(deviceMemory); ok {
+				gpus = append(gpus, m)
+			}
+		}
+		if !o.deviceBudget {
+			o.pipe.DeviceBudget = deviceBudgetOf(bes)
+		}
+	}
+	mon := newMemMonitor(gpus, o.poll)
+	defer mon.close()
+	run := &benchRun{o: o, pr: pr, mon: mon, backends: bes, desc: desc, isGPU: isGPU, closeBackends: closeBackends}
+	run.res.Setup.Backend = seconds(backendOpen)
+	return run.do(ctx)
+}
+
+// deviceBudgetOf is the smallest GPU's memory minus 2 GiB of headroom (CUDA context,
+// library scratch outside the pipeline's accounting).
+func deviceBudgetOf(bes []backend.Backend) int64 {
+	var budget int64
+	for _, b := range bes {
+		g, ok := b.(*gpu.Backend)
+		if !ok {
+			continue
+		}
+		total := int64(g.Device().TotalMem) - 2<<30
+		if budget == 0 || total < budget {
+			budget = total
+		}
+	}
+	return max(budget, 0)
+}
+
+func sizeLabel(size uint64) string {
+	for _, z := range benchSizes {
+		if z.bytes == size {
+			return z.label
+		}
+	}
+	return fmt.Sprint(size)
+}
