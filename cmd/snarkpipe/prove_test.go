@@ -13,7 +13,6 @@ import (
 
 	"github.com/snarkpipe/snarkpipe/prover/groth16"
 	"github.com/snarkpipe/snarkpipe/prover/srs/srstest"
-	"github.com/snarkpipe/snarkpipe/types"
 )
 
 // The 2 KiB PoSt vanilla proofs of the real Venus genesis sectors, made by the
@@ -178,22 +177,6 @@ func TestProveVerifyC22KiB(t *testing.T) {
 	}
 }
 
-// TestCircuitinfo counts small circuits and checks the spec §7.6/§8.3 values appear.
-func TestCircuitinfo(t *testing.T) {
-	var out bytes.Buffer
-	if err := runCircuitinfo(&out, []string{"StackedDrgWindow2KiBV1", "winning-2k"}); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"wpost-2k", "21866", "winning-2k", "90750", "133"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("output lacks %q:\n%s", want, out.String())
-		}
-	}
-	if err := runCircuitinfo(&out, []string{"no-such-circuit"}); err == nil {
-		t.Error("unknown circuit accepted")
-	}
-}
-
 // TestProveRejectsBadInput: a missing file, a wrong kind and bad randomness are errors.
 func TestProveRejectsBadInput(t *testing.T) {
 	ctx := context.Background()
@@ -206,33 +189,4 @@ func TestProveRejectsBadInput(t *testing.T) {
 			t.Errorf("%v accepted", args[1:4])
 		}
 	}
-}
-
-// TestCircuitinfoListsEveryCircuit: 15 circuits (PoRep, Winning, Window × 5 sizes), and
-// every registered seal and PoSt proof selects exactly one of them.
-func TestCircuitinfoListsEveryCircuit(t *testing.T) {
-	cs := infoCircuits()
-	if len(cs) != 15 {
-		t.Fatalf("%d circuits, want 15", len(cs))
-	}
-	for _, p := range types.SealProofs() {
-		if n := countMatches(cs, p.RustName); n != 1 {
-			t.Errorf("%s selects %d circuits", p.RustName, n)
-		}
-	}
-	for _, p := range types.PoStProofs() {
-		if n := countMatches(cs, p.RustName); n != 1 {
-			t.Errorf("%s selects %d circuits", p.RustName, n)
-		}
-	}
-}
-
-func countMatches(cs []infoCircuit, name string) int {
-	n := 0
-	for _, c := range cs {
-		if c.matches([]string{name}) {
-			n++
-		}
-	}
-	return n
 }
