@@ -80,7 +80,7 @@ type PartitionTiming struct {
 	Pack      time.Duration // bit-packing the witness on the host (packed pre-compiled path only)
 	Handoff   time.Duration // waiting for a device worker
 	Device    time.Duration // waiting for device memory
-	KeyLoad   time.Duration // making the proving key resident, when this partition did it
+	KeyLoad   time.Duration // making the proving key (and, pre-compiled path, the recording) resident, when this partition did it
 	Prove     time.Duration // quotient and MSMs (pre-compiled path: upload, A·z and blinding too)
 	Verify    time.Duration
 	// Prover is the prover's stages; on the pre-compiled path its fields are the
