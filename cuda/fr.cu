@@ -9,6 +9,11 @@ using namespace snarkpipe;
 
 namespace {
 
+// snarkpipe_fr_ntt flags: bit 0 DIT; bits 8..12 the tile log; bit 13 the legacy kernel
+// (ntt_pass, for comparisons: cuda.Lib.NTTTile passes its tileLog argument into bits 8..15,
+// so a tileLog of 0x20 | tile selects it).
+constexpr int32_t kNttFlagLegacy = 1 << 13;
+
 template <class F>
 F from_host(const void* p) {
   F r;
@@ -23,8 +28,10 @@ extern "C" {
 snarkpipe_status* snarkpipe_fr_ntt(snarkpipe_ctx* ctx, void* d_data, uint32_t lg_n, const void* h_root, int32_t flags) {
   return guarded(ctx, [&] {
     if (!d_data || !h_root) invalid("nil argument");
-    ntt_run(static_cast<Fr*>(d_data), int(lg_n), from_host<Fr>(h_root), (flags & 1) != 0, ctx->stream,
-            (flags >> 8) & 0xff);
+    NttOptions o;
+    o.tile_log = (flags >> 8) & 0x1f;
+    o.legacy = (flags & kNttFlagLegacy) != 0;
+    ntt_run(static_cast<Fr*>(d_data), int(lg_n), from_host<Fr>(h_root), (flags & 1) != 0, ctx->stream, o);
   });
 }
 

@@ -12,49 +12,11 @@
 #pragma once
 
 #include "bls12_381.cuh"
+#include "ntt_radix.cuh"
+#include "pow_tables.cuh"
 #include "runtime.cuh"
 
 namespace snarkpipe {
-
-// pow_table: out[i] = base^(i·2^shift).
-static __global__ void pow_table(Fr* __restrict__ out, uint32_t count, Fr base, int shift) {
-  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= count) return;
-  Fr b = base;
-  for (int k = 0; k < shift; k++) b = b.sqr();
-  Fr acc = Fr::one();
-  for (uint32_t e = i; e; e >>= 1) {
-    if (e & 1) acc = acc * b;
-    b = b.sqr();
-  }
-  store16(out + i, acc);
-}
-
-struct PowTables {
-  const Fr* lo;
-  const Fr* hi;
-  int l_lo;
-  __device__ __forceinline__ Fr at(uint64_t x) const {
-    return load16(lo + (x & ((1u << l_lo) - 1))) * load16(hi + (x >> l_lo));
-  }
-};
-
-// PowTablesBuf owns the two tables of base^x for x < 2^lg_n.
-struct PowTablesBuf {
-  Buf<Fr> lo, hi;
-  int l_lo;
-  PowTablesBuf(const Fr& base, int lg_n, cudaStream_t s)
-      : lo(size_t(1) << ((lg_n + 1) / 2), s), hi(size_t(1) << (lg_n - (lg_n + 1) / 2), s), l_lo((lg_n + 1) / 2) {
-    const uint32_t nlo = 1u << l_lo, nhi = 1u << (lg_n - l_lo);
-    pow_table<<<blocks_for(nlo, 128), 128, 0, s>>>(lo.p, nlo, base, 0);
-    SP_LAUNCHED("pow_table");
-    pow_table<<<blocks_for(nhi, 128), 128, 0, s>>>(hi.p, nhi, base, l_lo);
-    SP_LAUNCHED("pow_table");
-  }
-  PowTables view() const { return PowTables{lo.p, hi.p, l_lo}; }
-};
-
-__device__ __forceinline__ uint32_t bitrev(uint32_t x, int bits) { return bits ? __brev(x) >> (32 - bits) : 0; }
 
 template <bool DIT>
 static __global__ void ntt_pass(Fr* __restrict__ data, int lg_n, int t, int lg_s, int g_log, PowTables tw) {
@@ -122,22 +84,33 @@ static __global__ void ntt_pass(Fr* __restrict__ data, int lg_n, int t, int lg_s
 constexpr int kNttMaxStages = 10;  // per pass
 constexpr int kNttTileLog = 11;    // default log2 of the elements per block, at most
 
-// ntt_run: tile_log (10..11, 0 = default) bounds the elements one block holds in shared
-// memory: smaller tiles give more resident blocks, larger ones wider coalesced rows.
-inline void ntt_run(Fr* data, int lg_n, const Fr& root, bool dit, cudaStream_t s, int tile_log = 0) {
-  if (lg_n < 0 || lg_n > 28) invalid("ntt: lg_n must be in [0, 28]");
-  if (tile_log == 0) tile_log = kNttTileLog;
-  if (tile_log < kNttMaxStages || tile_log > kNttTileLog) invalid("ntt: tile log must be 10 or 11");
-  if (lg_n == 0) return;
-  PowTablesBuf tables(root, lg_n, s);
+// NttOptions: tile_log (10..11, 0 = default) bounds the elements one block holds in
+// shared memory; legacy selects ntt_pass (one butterfly per thread per stage, kept for
+// comparison) instead of ntt_pass_radix8; fuse lists element-wise operations done in the
+// first and last pass (not with legacy).
+struct NttOptions {
+  int tile_log = 0;
+  bool legacy = false;
+  NttFuse fuse = {};
+};
+
+// ntt_plan splits lg_n stages into P passes of ts[p] stages; lgs[p] is the stride
+// exponent of pass p in DIF order.
+inline int ntt_plan(int lg_n, int ts[4], int lgs[4]) {
   const int P = (lg_n + kNttMaxStages - 1) / kNttMaxStages;
-  int ts[4], lgs[4];
   int done = 0;
   for (int p = 0; p < P; p++) {
     ts[p] = lg_n / P + (p < lg_n % P ? 1 : 0);
     done += ts[p];
-    lgs[p] = lg_n - done;  // stride of the DIF pass p
+    lgs[p] = lg_n - done;
   }
+  return P;
+}
+
+inline void ntt_run_legacy(Fr* data, int lg_n, const Fr& root, bool dit, cudaStream_t s, int tile_log) {
+  PowTablesBuf tables(root, lg_n, s);
+  int ts[4], lgs[4];
+  const int P = ntt_plan(lg_n, ts, lgs);
   const int max_smem = ((1 << kNttTileLog) + (1 << (kNttMaxStages - 1))) * int(sizeof(Fr));
   SP_CUDA(cudaFuncSetAttribute(ntt_pass<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
   SP_CUDA(cudaFuncSetAttribute(ntt_pass<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
@@ -158,26 +131,108 @@ inline void ntt_run(Fr* data, int lg_n, const Fr& root, bool dit, cudaStream_t s
   }
 }
 
-// scale: x[p] *= c·g^i, i = p or bitrev(p); tables null means g = 1.
-static __global__ void ntt_scale(Fr* __restrict__ data, int lg_n, Fr c, PowTables g, bool use_g, bool bitrev_index) {
-  const uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
-  if (p >= (1u << lg_n)) return;
-  Fr f = c;
-  if (use_g) f = f * g.at(bitrev_index ? bitrev(p, lg_n) : p);
-  data[p] = data[p] * f;
+inline void ntt_run_radix8(Fr* data, int lg_n, const Fr& root, bool dit, cudaStream_t s, int tile_log,
+                           const NttFuse& fuse) {
+  PowTablesBuf tables(root, lg_n, s);
+  int ts[4], lgs[4];
+  const int P = ntt_plan(lg_n, ts, lgs);
+  int w_log = 1;
+  for (int p = 0; p < P; p++) w_log = ts[p] > w_log ? ts[p] : w_log;
+  // W[m] = ω_{2^w_log}^m = root^(m·2^(lg_n − w_log)).
+  Buf<Fr> W(size_t(1) << (w_log - 1), s);
+  pow_table<<<blocks_for(1u << (w_log - 1), 128), 128, 0, s>>>(W.p, 1u << (w_log - 1), root, lg_n - w_log, root, false);
+  SP_LAUNCHED("pow_table");
+  const int max_smem = (1 << kNttTileLog) * int(sizeof(Fr));
+  SP_CUDA(cudaFuncSetAttribute(ntt_pass_radix8<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
+  SP_CUDA(cudaFuncSetAttribute(ntt_pass_radix8<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
+  for (int i = 0; i < P; i++) {
+    const int p = dit ? P - 1 - i : i;
+    NttPassGeom g;
+    g.lg_n = lg_n;
+    g.t = ts[p];
+    g.lg_s = lgs[p];
+    int g_log = tile_log - g.t;
+    if (g_log > lg_n - g.t) g_log = lg_n - g.t;
+    if (g_log < 0) g_log = 0;
+    g.gi = g_log < g.lg_s ? g_log : g.lg_s;
+    g.go = g_log - g.gi;
+    g.W = W.p;
+    g.w_log = w_log;
+    g.tw = tables.view();
+    const int tb = g.t + g_log;
+    const uint32_t threads = 1u << (tb - 3);
+    const uint64_t blocks = uint64_t(1) << (lg_n - tb);
+    const size_t smem = g.t > 3 ? (size_t(1) << tb) * sizeof(Fr) : 0;  // one chunk: no exchange
+    const bool first = i == 0, last = i == P - 1;
+    if (dit)
+      ntt_pass_radix8<true><<<unsigned(blocks), threads, smem, s>>>(data, g, fuse, first, last);
+    else
+      ntt_pass_radix8<false><<<unsigned(blocks), threads, smem, s>>>(data, g, fuse, first, last);
+    SP_LAUNCHED("ntt_pass_radix8");
+  }
 }
 
+// ntt_run transforms 2^lg_n elements in place: DIF (natural in, bit-reversed out) or DIT
+// (bit-reversed in, natural out). Transforms of fewer than 8 points use the legacy kernel,
+// which has no fusions: they are then applied by separate passes.
+inline void ntt_run(Fr* data, int lg_n, const Fr& root, bool dit, cudaStream_t s, const NttOptions& o = {});
+
+// scale: x[p] *= tab(p) or tab(bitrev(p)).
+static __global__ void ntt_scale(Fr* __restrict__ data, int lg_n, NttScaleSpec sc) {
+  const uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
+  if (p >= (1u << lg_n)) return;
+  Fr v = load16(data + p);
+  ntt_apply_scale(sc, lg_n, p, v);
+  store16(data + p, v);
+}
+
+static __global__ void ntt_combine(Fr* __restrict__ a, int lg_n, NttFuse f) {
+  const uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
+  if (p >= (1u << lg_n)) return;
+  a[p] = (a[p] * load16(f.qb + p) - load16(f.qc + p)) * f.z_inv;
+}
+
+inline void ntt_apply_unfused(Fr* data, int lg_n, const NttScaleSpec& sc, cudaStream_t s) {
+  if (!sc.on) return;
+  ntt_scale<<<blocks_for(1u << lg_n, 256), 256, 0, s>>>(data, lg_n, sc);
+  SP_LAUNCHED("ntt_scale");
+}
+
+inline void ntt_run(Fr* data, int lg_n, const Fr& root, bool dit, cudaStream_t s, const NttOptions& o) {
+  if (lg_n < 0 || lg_n > 28) invalid("ntt: lg_n must be in [0, 28]");
+  const int tile_log = o.tile_log ? o.tile_log : kNttTileLog;
+  if (tile_log < kNttMaxStages || tile_log > kNttTileLog) invalid("ntt: tile log must be 10 or 11");
+  const bool fused = o.fuse.pre.on || o.fuse.post.on || o.fuse.qb;
+  if (o.legacy && fused) invalid("ntt: the legacy kernel has no fusions");
+  if (!o.legacy && lg_n >= 3) {
+    ntt_run_radix8(data, lg_n, root, dit, s, tile_log, o.fuse);
+    return;
+  }
+  ntt_apply_unfused(data, lg_n, o.fuse.pre, s);
+  if (lg_n > 0) ntt_run_legacy(data, lg_n, root, dit, s, tile_log);
+  ntt_apply_unfused(data, lg_n, o.fuse.post, s);
+  if (o.fuse.qb) {
+    ntt_combine<<<blocks_for(1u << lg_n, 256), 256, 0, s>>>(data, lg_n, o.fuse);
+    SP_LAUNCHED("ntt_combine");
+  }
+}
+
+static __global__ void ntt_scale_const(Fr* __restrict__ data, int lg_n, Fr c) {
+  const uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
+  if (p >= (1u << lg_n)) return;
+  store16(data + p, load16(data + p) * c);
+}
+
+// scale_run: x[p] *= c·g^i with i = p or bitrev(p); g null means x[p] *= c.
 inline void scale_run(Fr* data, int lg_n, const Fr& c, const Fr* g, bool bitrev_index, cudaStream_t s) {
   if (lg_n < 0 || lg_n > 28) invalid("scale: lg_n must be in [0, 28]");
-  const uint32_t n = 1u << lg_n;
-  if (g) {
-    PowTablesBuf tables(*g, lg_n, s);
-    ntt_scale<<<blocks_for(n, 256), 256, 0, s>>>(data, lg_n, c, tables.view(), true, bitrev_index);
-    SP_LAUNCHED("ntt_scale");
-  } else {
-    ntt_scale<<<blocks_for(n, 256), 256, 0, s>>>(data, lg_n, c, PowTables{nullptr, nullptr, 0}, false, false);
-    SP_LAUNCHED("ntt_scale");
+  if (!g) {
+    ntt_scale_const<<<blocks_for(1u << lg_n, 256), 256, 0, s>>>(data, lg_n, c);
+    SP_LAUNCHED("ntt_scale_const");
+    return;
   }
+  PowTablesBuf tables(*g, lg_n, s, &c);  // c folded into the low table
+  ntt_apply_unfused(data, lg_n, NttScaleSpec{tables.view(), true, bitrev_index}, s);
 }
 
 static __global__ void bitrev_permute(Fr* __restrict__ data, int lg_n) {
@@ -198,29 +253,31 @@ inline void bitrev_run(Fr* data, int lg_n, cudaStream_t s) {
   SP_LAUNCHED("bitrev_permute");
 }
 
-// a = (a·b − c)·z_inv.
-static __global__ void quotient_combine(Fr* __restrict__ a, const Fr* __restrict__ b, const Fr* __restrict__ c, uint32_t n,
-                                 Fr z_inv) {
-  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  a[i] = (a[i] * b[i] - c[i]) * z_inv;
-}
-
 // quotient_run: bellperson's h computation (see capi.h). consts: ω, ω^-1, g, g^-1, 1/n, 1/(g^n − 1).
+// Per vector: inverse NTT (DIF, bit-reversed coefficients) with the 1/n and coset factors
+// g^i fused into its last pass, then a forward DIT NTT to coset evaluations; a last, with
+// (a·b − c)·z⁻¹ fused into its last pass; then the inverse transform of a with 1/n and
+// g^-i fused, and the bit reversal.
 inline void quotient_run(Fr* a, Fr* b, Fr* c, int lg_n, const Fr* k, cudaStream_t s) {
   if (lg_n < 1 || lg_n > 28) invalid("quotient: lg_n must be in [1, 28]");
   const Fr &omega = k[0], &omega_inv = k[1], &g = k[2], &g_inv = k[3], &n_inv = k[4], &z_inv = k[5];
-  Fr* v[3] = {a, b, c};
-  for (Fr* x : v) {
-    ntt_run(x, lg_n, omega_inv, false, s);         // coefficients, bit-reversed
-    scale_run(x, lg_n, n_inv, &g, true, s);        // 1/n and coset shift g^i
-    ntt_run(x, lg_n, omega, true, s);              // coset evaluations, natural
+  PowTablesBuf coset(g, lg_n, s, &n_inv), uncoset(g_inv, lg_n, s, &n_inv);
+  NttOptions to_coeffs;
+  to_coeffs.fuse.post = NttScaleSpec{coset.view(), true, true};  // coefficient i sits at bitrev(i)
+  Fr* order[3] = {b, c, a};  // a last: its forward transform combines with b and c
+  for (Fr* x : order) {
+    ntt_run(x, lg_n, omega_inv, false, s, to_coeffs);
+    NttOptions to_evals;
+    if (x == a) {
+      to_evals.fuse.qb = b;
+      to_evals.fuse.qc = c;
+      to_evals.fuse.z_inv = z_inv;
+    }
+    ntt_run(x, lg_n, omega, true, s, to_evals);
   }
-  const uint32_t n = 1u << lg_n;
-  quotient_combine<<<blocks_for(n, 256), 256, 0, s>>>(a, b, c, n, z_inv);
-  SP_LAUNCHED("quotient_combine");
-  ntt_run(a, lg_n, omega_inv, false, s);
-  scale_run(a, lg_n, n_inv, &g_inv, true, s);
+  NttOptions back;
+  back.fuse.post = NttScaleSpec{uncoset.view(), true, true};
+  ntt_run(a, lg_n, omega_inv, false, s, back);
   bitrev_run(a, lg_n, s);
 }
 

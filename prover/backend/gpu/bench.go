@@ -55,6 +55,10 @@ func (c BenchConfig) Validate() error {
 	return nil
 }
 
+// nttLegacy in cuda.Lib.NTTTile's tileLog selects the legacy NTT kernel (one butterfly
+// per thread per stage; cuda/fr.cu kNttFlagLegacy), kept for comparison rows and tests.
+const nttLegacy = 0x20
+
 const benchTableLog = 14 // bases are A[i mod 2^14] + B[i >> 14]
 
 // benchTablesG1 returns A[j] = (j+1)·G (2^lgA points) and B[k] = k·Q (2^13 points) for a

@@ -48,7 +48,8 @@ func TestNTTMatchesGnark(t *testing.T) {
 		n := 1 << lg
 		d := fft.NewDomain(uint64(n))
 		for _, dit := range []bool{false, true} {
-			for _, tile := range []int{0, 10, 11} { // 0: the library's default
+			// 0: the library's default; nttLegacy|11: the one-butterfly-per-thread kernel.
+			for _, tile := range []int{0, 10, 11, nttLegacy | 11} {
 				v := randScalars(rng, n)
 				want := slices_clone(v)
 				if dit {

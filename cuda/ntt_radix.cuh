@@ -1,0 +1,183 @@
+// NTT pass with the butterflies in registers: the same passes, orders and inter-pass
+// twiddles as ntt_pass (ntt.cuh), computed with fewer shared-memory round trips and more
+// independent work per thread.
+//
+// A block holds a tile of 2^tb elements: G = 2^g_log groups of 2^t (the pass's stages).
+// The tile index k has three bit fields, laid out so that consecutive k are as close in
+// memory as the pass allows: [0, gi) the low bits of the group (adjacent groups at stride
+// S sit next to each other), [gi, gi + t) the position e in the group, [gi + t, tb) the
+// high bits of the group (used when S < G: then whole groups are contiguous).
+//
+// Each thread owns 8 elements whose tile indices differ in three consecutive bits
+// [L, L + 3): a chunk of up to three radix-2 stages runs on them in registers with no
+// barrier. The t stages are cut into ceil(t/3) chunks; between chunks the tile goes
+// through shared memory (each thread writes back exactly the elements it read, so one
+// barrier per chunk suffices). The first chunk reads global memory, the last writes it.
+// For t = 9 (2^27 = 9+9+9) that is two shared-memory exchanges and two barriers per pass,
+// against nine barriers and nine round trips with one butterfly per thread per stage.
+//
+// Stage twiddles come from one global table W[m] = ω_{2^w_log}^m (m < 2^(w_log−1)); the
+// stage on tile bit b of e needs ω_{2^(b+1)}^off = W[off << (w_log − 1 − b)], off = e mod 2^b.
+//
+// Fusions (first and last executed pass only, chosen by the host): a scaling of every
+// element by pre(p) at load, by post(p) at store (p the global index, or its bit
+// reversal), and bellperson's (x·b − c)·z⁻¹ at store.
+#pragma once
+
+#include "bls12_381.cuh"
+#include "pow_tables.cuh"
+#include "runtime.cuh"
+
+namespace snarkpipe {
+
+// NttScaleSpec: x[p] *= tab(p) (or tab(bitrev(p))) when on; the tables may carry a
+// constant factor in their low half (pow_table's scale).
+struct NttScaleSpec {
+  PowTables tab;
+  bool on;
+  bool bitrev_index;
+};
+
+// NttFuse lists the element-wise operations fused into a pass.
+struct NttFuse {
+  NttScaleSpec pre, post;
+  const Fr* qb;  // when set: x = (x·qb[p] − qc[p])·z_inv at store, after post
+  const Fr* qc;
+  Fr z_inv;
+};
+
+// NttPassGeom is one pass's shape (see the file comment).
+struct NttPassGeom {
+  int lg_n, t, lg_s, gi, go;
+  const Fr* W;  // W[m] = ω_{2^w_log}^m
+  int w_log;
+  PowTables tw;  // powers of ω_N for the inter-pass twiddles
+};
+
+// ntt_global_index maps tile index k of block blk to the element's global index.
+__device__ __forceinline__ uint32_t ntt_global_index(const NttPassGeom& g, uint32_t blk, uint32_t k, uint32_t* grp,
+                                                     uint32_t* pos) {
+  const uint32_t g_lo = k & ((1u << g.gi) - 1);
+  const uint32_t e = (k >> g.gi) & ((1u << g.t) - 1);
+  const uint32_t g_hi = k >> (g.gi + g.t);
+  const uint32_t gamma = (blk << (g.gi + g.go)) + (g_hi << g.gi) + g_lo;  // group id
+  const uint32_t h = gamma >> g.lg_s, gs = gamma & ((1u << g.lg_s) - 1);
+  *grp = gs;
+  *pos = e;
+  return (h << (g.lg_s + g.t)) + (e << g.lg_s) + gs;
+}
+
+// ntt_interpass_twiddle: ω_N^(g·bitrev_t(e) << (lg_n − lg_s − t)), 1 when the exponent is 0.
+__device__ __forceinline__ void ntt_apply_interpass(const NttPassGeom& g, uint32_t grp, uint32_t pos, Fr& x) {
+  if (g.lg_s == 0) return;
+  const uint32_t ex = (grp * bitrev(pos, g.t)) << (g.lg_n - g.lg_s - g.t);
+  if (ex) x = x * g.tw.at(ex);
+}
+
+__device__ __forceinline__ void ntt_apply_scale(const NttScaleSpec& s, int lg_n, uint32_t p, Fr& x) {
+  if (s.on) x = x * s.tab.at(s.bitrev_index ? bitrev(p, lg_n) : p);
+}
+
+// ntt_stage_regs runs one radix-2 stage on the pairs of x that differ in local bit LB,
+// which is tile bit L + LB and bit b of the position e.
+template <bool DIT, int LB>
+__device__ __forceinline__ void ntt_stage_regs(Fr (&x)[8], const NttPassGeom& g, uint32_t kbase, int L, int b) {
+#pragma unroll
+  for (int i = 0; i < 8; i++) {
+    if (i & (1 << LB)) continue;
+    const int j = i | (1 << LB);
+    const uint32_t k = kbase | (uint32_t(i) << L);
+    const uint32_t off = (k >> g.gi) & ((1u << b) - 1);
+    if (DIT) {
+      if (off) x[j] = x[j] * load16(g.W + (off << (g.w_log - 1 - b)));
+      const Fr a = x[i], c = x[j];
+      x[i] = a + c;
+      x[j] = a - c;
+    } else {
+      const Fr a = x[i], c = x[j];
+      x[i] = a + c;
+      const Fr d = a - c;
+      x[j] = off ? d * load16(g.W + (off << (g.w_log - 1 - b))) : d;
+    }
+  }
+}
+
+template <bool DIT>
+__device__ __forceinline__ void ntt_stage_dispatch(Fr (&x)[8], const NttPassGeom& g, uint32_t kbase, int L, int b) {
+  const int lb = g.gi + b - L;
+  if (lb == 0)
+    ntt_stage_regs<DIT, 0>(x, g, kbase, L, b);
+  else if (lb == 1)
+    ntt_stage_regs<DIT, 1>(x, g, kbase, L, b);
+  else
+    ntt_stage_regs<DIT, 2>(x, g, kbase, L, b);
+}
+
+// ntt_pass_radix8: one pass; first/last say whether this is the first/last pass executed
+// (the fusions apply there). Blocks of 2^(tb−3) threads; the host caps tb at 11.
+template <bool DIT>
+static __global__ void ntt_pass_radix8(Fr* __restrict__ data, NttPassGeom g, NttFuse f, bool first,
+                                       bool last) {
+  extern __shared__ uint4 smem_raw[];
+  Fr* sm = reinterpret_cast<Fr*>(smem_raw);
+  const int tb = g.t + g.gi + g.go;
+  const uint32_t T = 1u << (tb - 3);
+  const int C = (g.t + 2) / 3;
+  const uint32_t blk = blockIdx.x;
+  for (int c = 0; c < C; c++) {
+    // The chunk's bits of e: from the top for DIF, from the bottom for DIT.
+    int lo, r;
+    if (DIT) {
+      lo = 3 * c;
+      r = g.t - lo < 3 ? g.t - lo : 3;
+    } else {
+      const int hi = g.t - 3 * c;  // exclusive
+      lo = hi - 3 > 0 ? hi - 3 : 0;
+      r = hi - lo;
+    }
+    const int klo = g.gi + lo;
+    const int L = klo < tb - 3 ? klo : tb - 3;
+    for (uint32_t q = threadIdx.x; q < T; q += blockDim.x) {
+      const uint32_t kbase = (q & ((1u << L) - 1)) | ((q >> L) << (L + 3));
+      Fr x[8];
+      if (c == 0) {
+#pragma unroll
+        for (int i = 0; i < 8; i++) {
+          uint32_t grp, pos;
+          const uint32_t p = ntt_global_index(g, blk, kbase | (uint32_t(i) << L), &grp, &pos);
+          x[i] = load16(data + p);
+          if (first) ntt_apply_scale(f.pre, g.lg_n, p, x[i]);
+          if (DIT) ntt_apply_interpass(g, grp, pos, x[i]);
+        }
+      } else {
+#pragma unroll
+        for (int i = 0; i < 8; i++) x[i] = sm[kbase | (uint32_t(i) << L)];
+      }
+      if (DIT) {
+        for (int b = lo; b < lo + r; b++) ntt_stage_dispatch<DIT>(x, g, kbase, L, b);
+      } else {
+        for (int b = lo + r - 1; b >= lo; b--) ntt_stage_dispatch<DIT>(x, g, kbase, L, b);
+      }
+      if (c == C - 1) {
+#pragma unroll
+        for (int i = 0; i < 8; i++) {
+          uint32_t grp, pos;
+          const uint32_t p = ntt_global_index(g, blk, kbase | (uint32_t(i) << L), &grp, &pos);
+          Fr v = x[i];
+          if (!DIT) ntt_apply_interpass(g, grp, pos, v);
+          if (last) {
+            ntt_apply_scale(f.post, g.lg_n, p, v);
+            if (f.qb) v = (v * load16(f.qb + p) - load16(f.qc + p)) * f.z_inv;
+          }
+          store16(data + p, v);
+        }
+      } else {
+#pragma unroll
+        for (int i = 0; i < 8; i++) sm[kbase | (uint32_t(i) << L)] = x[i];
+      }
+    }
+    if (c + 1 < C) __syncthreads();
+  }
+}
+
+}  // namespace snarkpipe
