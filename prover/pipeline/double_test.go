@@ -22,7 +22,10 @@ import (
 type residentDouble struct {
 	backend.Backend
 
+	failPins bool // PinHost always fails (set before use)
+
 	mu             sync.Mutex
+	pinAttempts    int
 	pins, unpins   int
 	pinned         map[uintptr]int // start of each pinned range → length in bytes
 	unpinnedUpload int             // proofs whose inputs came from memory that was not pinned
@@ -79,6 +82,10 @@ func (d *residentDouble) PinHost(v []fr.Element) (func() error, error) {
 	start := uintptr(unsafe.Pointer(&v[0]))
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.pinAttempts++
+	if d.failPins {
+		return nil, errors.New("double: pinning refused")
+	}
 	if _, ok := d.pinned[start]; ok {
 		return nil, fmt.Errorf("double: %#x pinned twice", start)
 	}

@@ -4,12 +4,14 @@ import (
 	"context"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/snarkpipe/snarkpipe/prover"
 	"github.com/snarkpipe/snarkpipe/prover/backend"
 	"github.com/snarkpipe/snarkpipe/prover/groth16"
+	"github.com/snarkpipe/snarkpipe/prover/r1cs"
 	"github.com/snarkpipe/snarkpipe/prover/srs"
 	"github.com/snarkpipe/snarkpipe/prover/srs/srstest"
 )
@@ -251,3 +253,58 @@ func TestPackInPlaceMatchesPackAux(t *testing.T) {
 }
 
 var _ prover.Circuit = (*bitsCircuit)(nil)
+
+// TestPinFailureIsNotFatal: a backend that cannot pin host memory still proves (from
+// pageable memory); each slot is tried once, not on every use.
+func TestPinFailureIsNotFatal(t *testing.T) {
+	d := newResidentDouble(t)
+	d.failPins = true
+	p := newPipelineOn(t, testConfig(), Deps{Backends: []backend.Backend{packedDouble{d}}}, nil)
+	defer p.Close()
+	vk := devVK(t, bitsJob(0).Circuits[0])
+	for round := range 3 {
+		xs := []uint64{uint64(round), uint64(round) + 1<<40}
+		res := await(t, submit(t, p, bitsJob(xs...)))
+		for i, x := range xs {
+			if err := vk.Verify(&res.Proofs[i], bitsOutput(x)); err != nil {
+				t.Fatalf("round %d proof %d: %v", round, i, err)
+			}
+		}
+	}
+	d.mu.Lock()
+	attempts, unpinned := d.pinAttempts, d.unpinnedUpload
+	d.mu.Unlock()
+	if allocs := p.Status().Host.SlotAllocs; attempts != allocs || unpinned != 6 {
+		t.Fatalf("%d pin attempts for %d slots, %d of 6 uploads unpinned", attempts, allocs, unpinned)
+	}
+}
+
+// wrongKeys is a KeySource that hands out the benchmark key of another circuit.
+type wrongKeys struct{ other prover.Circuit }
+
+func (w wrongKeys) ProvingKey(ctx context.Context, _ prover.CircuitID, _ *r1cs.Shape, be backend.Backend) (*groth16.ProvingKey, error) {
+	rec := r1cs.NewRecorder(r1cs.Capacity{})
+	if err := w.other.Synthesize(rec); err != nil {
+		return nil, err
+	}
+	return BenchKeys{}.ProvingKey(ctx, w.other.ID(), rec.Finish(), be)
+}
+
+// TestKeySourceMismatchRefused: a key that does not fit the recording fails the job with
+// an error naming the counts, before any proof, and the pipeline stays usable.
+func TestKeySourceMismatchRefused(t *testing.T) {
+	d := newResidentDouble(t)
+	p := newPipelineOn(t, testConfig(), Deps{Backends: []backend.Backend{packedDouble{d}}, Keys: wrongKeys{other: chain(8, 3)}}, nil)
+	defer p.Close()
+	j := submit(t, p, bitsJob(1))
+	if _, err := j.Await(context.Background()); err == nil || !strings.Contains(err.Error(), "key source gave") {
+		t.Fatalf("job with a mismatched key: %v", err)
+	}
+	if _, _, _, loaded, _, plain, packed := d.counts(); plain+packed != 0 || loaded != 0 {
+		t.Fatalf("%d proofs and %d shape loads with a mismatched key", plain+packed, loaded)
+	}
+	waitFor(t, "idle pipeline", func() bool { return idle(p) })
+	if s := p.Status(); len(s.Devices[0].Resident) != 0 || s.Devices[0].Used != 0 {
+		t.Fatalf("device after a failed key load: %+v", s.Devices[0])
+	}
+}
