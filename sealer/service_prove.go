@@ -257,6 +257,13 @@ func (s *Service) Preload(ctx context.Context, ref ProofTypeRef) (*PreloadResult
 	if size >= largeSectorSize && !s.deps.GPU && !s.cfg.AllowLargeOnCPU {
 		return nil, unsupported(name, "32/64 GiB proofs need a GPU backend")
 	}
+	// Missing parameter files are refused before the pipeline records the circuit (tens of
+	// seconds for the large ones) only to find nothing to load.
+	if s.deps.Servable != nil {
+		if err := s.deps.Servable(c.ID()); err != nil {
+			return nil, newError(CodeUnavailable, name, err, "parameters for %s", c.ID())
+		}
+	}
 	li, err := s.deps.Prover.Preload(ctx, c)
 	if err != nil {
 		return nil, classifyJobError(name, err)

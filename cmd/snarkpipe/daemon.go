@@ -133,14 +133,20 @@ func provenanceKind(cfg daemonConfig) string {
 }
 
 // reportServable says which proof types this daemon can serve, and why not the others.
+// SnapDeals proofs are named update:<name>: their upstream names are those of the V1 seal
+// proofs of their size.
 func reportServable(w io.Writer, svc *sealer.Service) {
 	var yes []string
 	no := map[string][]string{}
 	for _, p := range svc.ProofTypes() {
+		name := p.Name
+		if p.Kind == "update" {
+			name = updateNamePrefix + name
+		}
 		if p.Servable {
-			yes = append(yes, p.Name)
+			yes = append(yes, name)
 		} else {
-			no[p.Reason] = append(no[p.Reason], p.Name)
+			no[p.Reason] = append(no[p.Reason], name)
 		}
 	}
 	fmt.Fprintf(w, "  serves %d proof types: %s\n", len(yes), strings.Join(yes, " "))

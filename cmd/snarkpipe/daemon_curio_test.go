@@ -55,7 +55,7 @@ func TestDaemonCurioEndpoints(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	st, err := cuzkpb.NewProvingEngineClient(conn).GetStatus(ctx, &cuzkpb.GetStatusRequest{})
-	if err != nil || len(st.GetQueues()) != 3 {
+	if err != nil || len(st.GetQueues()) != 4 {
 		t.Fatalf("GetStatus over %s: %v, %v", sock, st, err)
 	}
 
