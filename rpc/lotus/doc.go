@@ -14,7 +14,7 @@
 // report the proof later through the miner's ReturnSealCommit2 / ReturnProveReplicaUpdate2,
 // retried until accepted. Calls are tracked on disk; after a crash, unfinished calls are
 // reported with ErrTempWorkerRestart (101) and finished but unreported ones are re-sent
-// (each through the Return method of its call). PoSt calls are synchronous; their vanilla proofs are
-// fetched from the miner's storage (StorageFindSector + POST <BaseURL>/vanilla/single), and
-// sectors that cannot be read are reported as Skipped.
+// (each through the Return method of its call). PoSt calls are synchronous; their vanilla
+// proofs are fetched from the miner's storage (StorageFindSector + POST
+// <BaseURL>/vanilla/single), and sectors that cannot be read are reported as Skipped.
 package lotus
