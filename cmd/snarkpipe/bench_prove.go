@@ -56,6 +56,7 @@ func benchProveFlags(kind string) []cli.Flag {
 		&cli.IntFlag{Name: "eval-tasks", Value: d.EvalTasks, Usage: "parallelism of host-side evaluation and packing (0: all CPUs)"},
 		&cli.Float64Flag{Name: "host-budget", Usage: "host memory budget in GiB (default: physical memory minus 5 GiB)"},
 		&cli.Float64Flag{Name: "device-budget", Usage: "device memory budget in GiB (default: the GPU's memory minus 2 GiB; CPU: the host budget)"},
+		&cli.StringFlag{Name: "recordings", Usage: "keep recorded circuits in this directory across runs (default: record in memory at every start)"},
 		&cli.StringFlag{Name: "trace", Usage: "write the pipeline timeline (Chrome trace JSON) to this file"},
 		&cli.StringFlag{Name: "json", Usage: "write the results as JSON to this file"},
 		&cli.DurationFlag{Name: "poll", Value: 100 * time.Millisecond, Usage: "memory polling interval (host RSS, GPU used memory)"},
@@ -107,6 +108,7 @@ func benchOptionsOf(c *cli.Context, kind string) (benchOptions, error) {
 	o.pipe.WorkersPerDevice = c.Int("workers-per-device")
 	o.pipe.HandoffDepth = c.Int("handoff")
 	o.pipe.EvalTasks = c.Int("eval-tasks")
+	o.pipe.RecordingsDir = c.String("recordings")
 	o.pipe.HostBudget = gib(c.Float64("host-budget"))
 	o.pipe.DeviceBudget = gib(c.Float64("device-budget"))
 	o.deviceBudget = c.IsSet("device-budget")

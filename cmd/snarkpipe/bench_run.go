@@ -93,7 +93,10 @@ func (r *benchRun) do(ctx context.Context) (err error) {
 	o := r.o
 	t := time.Now()
 	r.pr.printf("synthetic inputs: %s %s, seed %d ...", o.kind, sizeLabel(o.size), o.seed)
-	if r.w, err = buildWorkload(o.kind, o.size, o.seed, o.partitions); err != nil {
+	stopBeat := r.heartbeat(func() string { return "making synthetic inputs" })
+	r.w, err = buildWorkload(o.kind, o.size, o.seed, o.partitions)
+	stopBeat()
+	if err != nil {
 		return err
 	}
 	r.res.Setup.Inputs = seconds(time.Since(t))
@@ -160,7 +163,9 @@ func (r *benchRun) start() error {
 func (r *benchRun) preload(ctx context.Context) error {
 	r.pr.printf("setup: probe and record %s, make benchmark keys on %d device(s) ...", r.w.circuit, len(r.backends))
 	t := time.Now()
+	stopBeat := r.heartbeat(func() string { return "setup running" })
 	li, err := r.pipe.Preload(ctx, r.w.blank)
+	stopBeat()
 	took := time.Since(t)
 	if err != nil {
 		return fmt.Errorf("bench: preload %s: %w", r.w.circuit, err)
@@ -193,7 +198,7 @@ func (r *benchRun) prove(ctx context.Context) error {
 	start := time.Now()
 	r.pr.printf("proving: %d %s proof(s) × %d request(s) × %d partition(s), %s ...", o.proofs, w.proofType, w.requests, w.partitions,
 		map[bool]string{true: "sequentially", false: "all submitted at once"}[o.sequential])
-	stopBeat := r.heartbeat(o.proofs * w.requests * w.partitions)
+	stopBeat := r.heartbeat(r.provingLine(o.proofs * w.requests * w.partitions))
 	defer stopBeat()
 	done := make(chan outcome, o.proofs*w.requests)
 	var errs []error
@@ -286,9 +291,9 @@ func (r *benchRun) addProof(req *request, start, end time.Time, verified bool) {
 	r.res.ProofRows = append(r.res.ProofRows, proofRow{Proof: req.proof, Jobs: string(req.id), Start: s, End: e, Latency: e - s, Verified: verified})
 }
 
-// heartbeat prints a progress line every o.progress until stopped: partitions verified,
-// the pipeline's queues and memory.
-func (r *benchRun) heartbeat(partitions int) func() {
+// heartbeat prints a progress line every o.progress until stopped: what line() says
+// (the pipeline's progress) and the memory peaks of the current phase.
+func (r *benchRun) heartbeat(line func() string) func() {
 	if r.o.progress <= 0 {
 		return func() {}
 	}
@@ -303,18 +308,26 @@ func (r *benchRun) heartbeat(partitions int) func() {
 			case <-stop:
 				return
 			case <-t.C:
-				st := r.pipe.Status()
 				_, phase := r.mon.peaks()
-				line := fmt.Sprintf("  … %d/%d partitions verified, %d queued, %d handed off, host arena %s, peak RSS %s",
-					partitionsVerified(r.reg), partitions, st.Queued, st.Handoff, fmtBytes(uint64(st.Host.Used)), fmtBytes(phase.HostRSS))
+				now := currentRSS()
+				msg := line() + fmt.Sprintf(", RSS now %s, peak %s", fmtBytes(now), fmtBytes(max(now, phase.HostRSS)))
 				for i, u := range phase.GPUUsed {
-					line += fmt.Sprintf(", gpu%d peak %s", i, fmtBytes(u))
+					msg += fmt.Sprintf(", gpu%d peak %s", i, fmtBytes(u))
 				}
-				r.pr.printf("%s", line)
+				r.pr.printf("  … %s", msg)
 			}
 		}
 	}()
 	return func() { close(stop); <-ended }
+}
+
+// provingLine is the heartbeat of the proving phase: partitions verified, queues, arena.
+func (r *benchRun) provingLine(partitions int) func() string {
+	return func() string {
+		st := r.pipe.Status()
+		return fmt.Sprintf("%d/%d partitions verified, %d queued, %d handed off, host arena %s",
+			partitionsVerified(r.reg), partitions, st.Queued, st.Handoff, fmtBytes(uint64(st.Host.Used)))
+	}
 }
 
 // partitionsVerified reads the pipeline's count of partitions that passed verification.
