@@ -20,7 +20,7 @@ import (
 func TestSignaturesMatchLotus(t *testing.T) {
 	calls := reflect.TypeOf((*storiface.WorkerCalls)(nil)).Elem()
 	ours := reflect.TypeOf(&workerAPI{})
-	for _, name := range []string{"SealCommit2", "GenerateWindowPoSt", "GenerateWinningPoSt"} {
+	for _, name := range []string{"SealCommit2", "ProveReplicaUpdate2", "GenerateWindowPoSt", "GenerateWinningPoSt"} {
 		want, ok := calls.MethodByName(name)
 		if !ok {
 			t.Fatalf("lotus WorkerCalls has no %s", name)
@@ -33,10 +33,15 @@ func TestSignaturesMatchLotus(t *testing.T) {
 			t.Errorf("%s: ours %v, lotus %v", name, got.Type, want.Type)
 		}
 	}
-	ret, _ := reflect.TypeOf((*storiface.WorkerReturn)(nil)).Elem().MethodByName("ReturnSealCommit2")
-	field, _ := reflect.TypeOf(MinerClient{}).FieldByName("ReturnSealCommit2")
-	if !sameFunc(field.Type, ret.Type, 0) {
-		t.Errorf("ReturnSealCommit2: ours %v, lotus %v", field.Type, ret.Type)
+	for _, name := range []string{"ReturnSealCommit2", "ReturnProveReplicaUpdate2"} {
+		ret, ok := reflect.TypeOf((*storiface.WorkerReturn)(nil)).Elem().MethodByName(name)
+		if !ok {
+			t.Fatalf("lotus WorkerReturn has no %s", name)
+		}
+		field, ok := reflect.TypeOf(MinerClient{}).FieldByName(name)
+		if !ok || !sameFunc(field.Type, ret.Type, 0) {
+			t.Errorf("%s: ours %v, lotus %v", name, field.Type, ret.Type)
+		}
 	}
 }
 
