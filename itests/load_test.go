@@ -1,0 +1,122 @@
+package itests
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/filecoin-project/go-state-types/abi"
+
+	"github.com/snarkpipe/snarkpipe/itests/kit"
+)
+
+// Mixed load under a small host memory budget: many jobs of every kind in flight at
+// once, every proof valid, and a Winning PoSt that arrives behind queued partitions of
+// lower priority starts before them. The start times come from the stage timings the
+// native API returns with each job (JobInfo.Submitted + StageTiming.Queue per
+// partition); their latency is logged for docs/BENCHMARKS.md, not asserted.
+
+// TestLoadWinningOvertakesWindow is the fast subset: Window PoSt partitions (HIGH) are
+// queued behind the synthesis workers of a daemon with a 1 GiB host budget, then a
+// Winning PoSt (CRITICAL) is submitted; it starts before every Window partition that was
+// still waiting, and all proofs verify.
+func TestLoadWinningOvertakesWindow(t *testing.T) {
+	d := kit.StartDaemon(t, kit.DaemonOptions{HostMemory: "1GiB"})
+	c := d.Client(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	sectors := []*kit.Sector{kit.Sector2KiB(t, 1), kit.Sector2KiB(t, 2)}
+
+	// Warm up: the first Winning PoSt loads its parameters and recording, which is not
+	// the latency to report.
+	awaitAll(ctx, t, c, []loadJob{submitWinning(ctx, t, c, sectors[0], randomness(401))})
+
+	var windows []loadJob
+	for i := 0; len(windows) < 4 || !waitPartitionsQueued(ctx, t, c, 2, 0); i++ {
+		if i == 16 {
+			t.Fatal("16 Window PoSt jobs and still fewer than 2 partitions queued")
+		}
+		windows = append(windows, submitWindow(ctx, t, c, sectors, randomness(410+i)))
+	}
+	rand := randomness(450)
+	start := time.Now()
+	late := submitWinning(ctx, t, c, sectors[1], rand)
+	lateRes := awaitAll(ctx, t, c, []loadJob{late})[0]
+	wall := time.Since(start)
+	windowRes := awaitAll(ctx, t, c, windows)
+
+	n := checkJumpedQueue(t, lateRes, windowRes)
+	t.Logf("%d Window partitions queued; the Winning PoSt overtook %d of them", len(windows), n)
+	reportLatency(t, lateRes, wall)
+}
+
+// loadC2Jobs is the least number of C2 jobs in the mixed load; more are added until
+// partitions are seen waiting (a machine with more synthesis workers starts more at once).
+const loadC2Jobs = 4
+
+// TestLoadMixed puts 2 KiB C2 jobs, then 8 Window and 8 Winning PoSt jobs submitted
+// concurrently, then one more Winning PoSt, in flight at once on a daemon with a 3 GiB
+// host budget (the 2 KiB PoRep dev parameters alone are 1.1 GB): at least 21 jobs, all
+// proofs valid; the last Winning PoSt starts before every C2 partition that was still
+// queued when it was submitted. Expensive: several 2 KiB C2 proofs on the CPU.
+func TestLoadMixed(t *testing.T) {
+	kit.Expensive(t)
+	d := kit.StartDaemon(t, kit.DaemonOptions{HostMemory: "3GiB"})
+	c := d.Client(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Minute)
+	defer cancel()
+	sectors := make([]*kit.Sector, 8)
+	for i := range sectors {
+		sectors[i] = kit.Sector2KiB(t, abi.SectorNumber(10+i))
+	}
+
+	var c2 []loadJob
+	for i := 0; len(c2) < loadC2Jobs || !waitPartitionsQueued(ctx, t, c, 2, 2*time.Second); i++ {
+		if i == 16 {
+			t.Fatal("16 C2 jobs and still fewer than 2 partitions queued")
+		}
+		c2 = append(c2, submitC2(ctx, t, c, sectors[i%len(sectors)]))
+	}
+
+	var mu sync.Mutex
+	var posts []loadJob
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var j loadJob
+			if i%2 == 0 {
+				j = submitWindow(ctx, t, c, sectors[i%8:i%8+2], randomness(500+i))
+			} else {
+				j = submitWinning(ctx, t, c, sectors[i%8], randomness(500+i))
+			}
+			mu.Lock()
+			posts = append(posts, j)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+
+	rand := randomness(600)
+	start := time.Now()
+	late := submitWinning(ctx, t, c, sectors[3], rand)
+	lateRes := awaitAll(ctx, t, c, []loadJob{late})[0]
+	wall := time.Since(start)
+	awaitAll(ctx, t, c, posts)
+	c2Res := awaitAll(ctx, t, c, c2)
+
+	n := checkJumpedQueue(t, lateRes, c2Res)
+	t.Logf("%d jobs (%d C2, 16 PoSt, the late Winning PoSt); it overtook %d queued C2 partitions", len(c2)+len(posts)+1, len(c2), n)
+	reportLatency(t, lateRes, wall)
+	st, err := c.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for kind, q := range st.Queues {
+		if q.Failed != 0 || q.Running != 0 || q.Queued != 0 {
+			t.Errorf("%s after the load: %+v, want only done jobs", kind, q)
+		}
+	}
+}
