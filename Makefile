@@ -1,7 +1,7 @@
 GO ?= go
 export CGO_ENABLED ?= 0
 
-.PHONY: build test test-long bench lint demo cuda
+.PHONY: build test test-long itest bench lint demo cuda
 
 build:
 	$(GO) build -o bin/snarkpipe ./cmd/snarkpipe
@@ -13,6 +13,12 @@ test:
 # Everything, including the expensive tests that -short skips.
 test-long:
 	$(GO) test -timeout 120m ./...
+
+# The integration tests (itests/: the daemon binary over real sockets, simulated lotus-miner
+# and Curio, faults, mixed load) including the expensive ones that -short skips: 2 KiB C2
+# proofs through every front door (tens of minutes on 2 cores).
+itest:
+	$(GO) test -timeout 60m ./itests/
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./prover/...
