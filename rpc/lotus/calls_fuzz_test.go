@@ -15,6 +15,7 @@ import (
 func FuzzCallRecord(f *testing.F) {
 	f.Add([]byte(`{"ID":{"Sector":{"Miner":1000,"Number":9},"ID":"6ba7b810-9dad-11d1-80b4-00c04fd430c8"},"Method":"SealCommit2","State":"done","Proof":"AAEC"}`))
 	f.Add([]byte(`{"ID":{"Sector":{"Miner":1000,"Number":9},"ID":"6ba7b810-9dad-11d1-80b4-00c04fd430c8"},"State":"started"}`))
+	f.Add([]byte(`{"ID":{"Sector":{"Miner":1000,"Number":9},"ID":"6ba7b810-9dad-11d1-80b4-00c04fd430c8"},"Method":"ProveReplicaUpdate2","State":"done","Error":{"Code":0,"Message":"bad"}}`))
 	f.Add([]byte(`{"State":"returned"}`))
 	f.Add([]byte{})
 	id := storiface.CallID{Sector: abi.SectorID{Miner: 1000, Number: 9}, ID: uuid.MustParse("6ba7b810-9dad-11d1-80b4-00c04fd430c8")}
