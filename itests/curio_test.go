@@ -182,3 +182,69 @@ func TestCurioBackPressure(t *testing.T) {
 	}
 	verify("job after the queue drained", randomness(300), res.GetProof())
 }
+
+// TestCurioSnapDealsRefused sends broken SnapDeals requests as ProveUpdateCuzk would: a
+// flipped byte in a vanilla partition proof, a 31-byte comm_d_new, swapped comm_r old and
+// new. Each is refused before proving with InvalidArgument naming what is wrong, and
+// GetStatus counts no failed proof.
+func TestCurioSnapDealsRefused(t *testing.T) {
+	d := kit.StartDaemon(t, kit.DaemonOptions{})
+	c := dialCurio(t, d.CuzkAddr, 4)
+	snap := newSnapUpdate2KiB(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	for _, tc := range []struct {
+		name string
+		edit func(r *cuzkpb.SubmitProofRequest)
+		want string
+	}{
+		{"flipped vanilla byte", func(r *cuzkpb.SubmitProofRequest) {
+			v := append([]byte(nil), r.VanillaProofs[0]...)
+			v[len(v)/2] ^= 1
+			r.VanillaProofs = [][]byte{v}
+		}, "inclusion path check failed"},
+		{"short comm_d_new", func(r *cuzkpb.SubmitProofRequest) { r.CommDNew = r.CommDNew[:31] }, "comm_d_new must be exactly 32 bytes"},
+		{"swapped comm_r", func(r *cuzkpb.SubmitProofRequest) { r.CommROld, r.CommRNew = r.CommRNew, r.CommROld }, "comm_r = Poseidon2(comm_c, comm_r_last) check failed at comm_r_old"},
+	} {
+		req := snap.curioSnap()
+		tc.edit(req)
+		_, err := c.prove(ctx, req)
+		t.Logf("%s: %v", tc.name, err)
+		if st, ok := status.FromError(err); !ok || st.Code() != codes.InvalidArgument || !strings.Contains(st.Message(), tc.want) {
+			t.Errorf("%s: %v; want InvalidArgument containing %q", tc.name, err, tc.want)
+		}
+	}
+	st, err := c.status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.GetTotalProofsFailed() != 0 || st.GetTotalProofsCompleted() != 0 {
+		t.Errorf("GetStatus after refusals only: completed %d, failed %d", st.GetTotalProofsCompleted(), st.GetTotalProofsFailed())
+	}
+}
+
+// TestCurioSnapDeals proves a 2 KiB SnapDeals update through Prove with Curio's payload
+// and verifies it. Expensive: minutes on 2 CPU cores (and the update circuit's dev
+// parameters on a cold cache).
+func TestCurioSnapDeals(t *testing.T) {
+	kit.Expensive(t)
+	d := kit.StartDaemon(t, kit.DaemonOptions{})
+	c := dialCurio(t, d.CuzkAddr, 4)
+	snap := newSnapUpdate2KiB(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	start := time.Now()
+	res, err := c.prove(ctx, snap.curioSnap())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("2 KiB SnapDeals update over gRPC: %v", time.Since(start))
+	if err := snap.verify(t, res.GetProof()); err != nil {
+		t.Fatalf("update proof: %v", err)
+	}
+	other := newSnapUpdate2KiB(t)
+	other.u.CommRNew[0] ^= 1
+	if err := other.verify(t, res.GetProof()); err == nil {
+		t.Fatal("update proof verifies with another comm_r_new")
+	}
+}
