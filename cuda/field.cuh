@@ -10,6 +10,8 @@
 
 #include <cstdint>
 
+#include "carry.cuh"
+
 namespace snarkpipe {
 
 template <class P>
@@ -136,11 +138,12 @@ struct alignas(16) Fe {
 
   __device__ __forceinline__ Fe dbl() const { return *this + *this; }
 
-  // Montgomery product. Fp products (12 limbs, ~600 instructions) are out-of-line calls:
-  // inlining them into the curve formulas made ptxas run for more than ten minutes on the
-  // G2 unit; Fr products (8 limbs) stay inline for the NTT.
+  // Montgomery product. Fp products (12 limbs, ~600 instructions) are out-of-line calls
+  // unless the field's parameters ask for inlining (P::kInlineMul): inlining them into
+  // every curve formula made ptxas run for more than ten minutes on the G2 unit; Fr
+  // products (8 limbs) stay inline for the NTT.
   __device__ __forceinline__ Fe operator*(const Fe& b) const {
-    if constexpr (N > 8) {
+    if constexpr (N > 8 && !P::kInlineMul) {
       return mul_call(*this, b);
     } else {
       return mul_inline(*this, b);
@@ -149,37 +152,10 @@ struct alignas(16) Fe {
 
   static __device__ __noinline__ Fe mul_call(const Fe a, const Fe b) { return mul_inline(a, b); }
 
-  // Montgomery product a·b·R^-1 (CIOS: one row of a·b[i], then one reduction row).
+#if defined(SP_MUL_FULL_CARRY) && !defined(SP_HOST_EMU)
+  // The previous product, kept for comparison builds (cuda/build.sh -DSP_MUL_FULL_CARRY):
+  // CIOS carrying every row into two extra limbs.
   static __device__ __forceinline__ Fe mul_inline(const Fe& a, const Fe& b) {
-#ifdef SP_HOST_EMU
-    uint32_t t[N + 2] = {};
-    for (int i = 0; i < N; i++) {
-      uint64_t carry = 0;
-      for (int j = 0; j < N; j++) {
-        const uint64_t x = uint64_t(a.v[j]) * b.v[i] + t[j] + carry;
-        t[j] = uint32_t(x);
-        carry = x >> 32;
-      }
-      uint64_t x = uint64_t(t[N]) + carry;
-      t[N] = uint32_t(x);
-      t[N + 1] += uint32_t(x >> 32);
-      const uint32_t m = t[0] * P::M0;
-      carry = 0;
-      for (int j = 0; j < N; j++) {
-        const uint64_t y = uint64_t(m) * P::mod(j) + t[j] + carry;
-        t[j] = uint32_t(y);
-        carry = y >> 32;
-      }
-      x = uint64_t(t[N]) + carry;
-      t[N] = uint32_t(x);
-      t[N + 1] += uint32_t(x >> 32);
-      for (int j = 0; j <= N; j++) t[j] = t[j + 1];
-      t[N + 1] = 0;
-    }
-    Fe r;
-    for (int i = 0; i < N; i++) r.v[i] = t[i];
-    return reduce_once(r, t[N]);
-#else
     const uint32_t* v = a.v;
     uint32_t t[N + 2];
 #pragma unroll
@@ -211,8 +187,6 @@ struct alignas(16) Fe {
       for (int j = 1; j < N; j++)
         asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(m), "r"(P::mod(j)));
       asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
-
-      // t[0] is now zero: shift down one limb.
 #pragma unroll
       for (int j = 0; j <= N; j++) t[j] = t[j + 1];
       t[N + 1] = 0;
@@ -221,8 +195,52 @@ struct alignas(16) Fe {
 #pragma unroll
     for (int i = 0; i < N; i++) r.v[i] = t[i];
     return reduce_once(r, t[N]);
-#endif
   }
+#else
+  // Montgomery product a·b·R^-1 for a < p (CIOS: one row of a·b[i], then one reduction
+  // row). Both BLS12-381 moduli leave the top bit of their last limb clear with room to
+  // spare (p < 2^32N / 8 for Fp, r < 0.46·2^32N for Fr), so with a < p and the running
+  // sum t < 2p, every partial sum t + a·b[i] + m·p stays below 2^(32(N+1)): the rows never
+  // carry past limb N and need no second extra limb (the "no-carry" CIOS: 4N + 3 carry-chain
+  // instructions per row instead of 4N + 7). The result is < 2p before the final
+  // subtraction. The host emulation runs this same sequence (carry.cuh).
+  static __device__ __forceinline__ Fe mul_inline(const Fe& a, const Fe& b) {
+    const uint32_t* v = a.v;
+    uint32_t t[N + 1];
+#pragma unroll
+    for (int i = 0; i <= N; i++) t[i] = 0;
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+      const uint32_t bi = b.v[i];
+      // t += a·b[i]; t[N] is zero here.
+      t[0] = cc::mad_lo_cc(v[0], bi, t[0]);
+#pragma unroll
+      for (int j = 1; j < N; j++) t[j] = cc::madc_lo_cc(v[j], bi, t[j]);
+      t[N] = cc::addc(0, 0);
+      t[1] = cc::mad_hi_cc(v[0], bi, t[1]);
+#pragma unroll
+      for (int j = 1; j < N - 1; j++) t[j + 1] = cc::madc_hi_cc(v[j], bi, t[j + 1]);
+      t[N] = cc::madc_hi(v[N - 1], bi, t[N]);
+      // t += m·p with m making t[0] zero, then t /= 2^32.
+      const uint32_t m = t[0] * P::M0;
+      t[0] = cc::mad_lo_cc(m, P::mod(0), t[0]);
+#pragma unroll
+      for (int j = 1; j < N; j++) t[j] = cc::madc_lo_cc(m, P::mod(j), t[j]);
+      t[N] = cc::addc(t[N], 0);
+      t[1] = cc::mad_hi_cc(m, P::mod(0), t[1]);
+#pragma unroll
+      for (int j = 1; j < N - 1; j++) t[j + 1] = cc::madc_hi_cc(m, P::mod(j), t[j + 1]);
+      t[N] = cc::madc_hi(m, P::mod(N - 1), t[N]);
+#pragma unroll
+      for (int j = 0; j < N; j++) t[j] = t[j + 1];
+      t[N] = 0;
+    }
+    Fe r;
+#pragma unroll
+    for (int i = 0; i < N; i++) r.v[i] = t[i];
+    return reduce_once(r, 0);
+  }
+#endif
 
   __device__ __forceinline__ Fe sqr() const { return *this * *this; }
 
