@@ -23,7 +23,9 @@ type Config struct {
 	// times out is skipped.
 	PoStReadTimeout time.Duration `toml:"post_read_timeout"`
 	// C2MaxConcurrent is how many SealCommit2 calls the miner may have on this worker at
-	// once; our own queue orders them. PoStMaxConcurrent is the same for each PoSt role.
+	// once, and separately how many ProveReplicaUpdate2 calls (lotus counts each task type
+	// on its own); our own queue orders them. PoStMaxConcurrent is the same for each PoSt
+	// role.
 	C2MaxConcurrent   int `toml:"c2_max_concurrent"`
 	PoStMaxConcurrent int `toml:"post_max_concurrent"`
 	// GPUs are the device names reported in Info (informational: our resource table asks
