@@ -27,6 +27,11 @@ struct FpParams {
   static __device__ __forceinline__ uint32_t one(int i) { return kFpOne[i]; }
 };
 
+// FpInlineParams: Fp with inlined products, for the G1 accumulation kernel's measurements.
+struct FpInlineParams : FpParams {
+  static constexpr bool kInlineMul = true;
+};
+
 struct FrParams {
   static constexpr int N = 8;
   static constexpr bool kInlineMul = true;
@@ -37,6 +42,7 @@ struct FrParams {
 
 using Fp = Fe<FpParams>;
 using Fr = Fe<FrParams>;
+using FpInline = Fe<FpInlineParams>;
 using Fp2 = Ext2<Fp>;
 
 using G1Affine = Affine<Fp>;

@@ -20,6 +20,7 @@
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_select.cuh>
+#include <type_traits>
 
 #include "reduce.cuh"
 
@@ -106,7 +107,10 @@ __device__ __forceinline__ void msm_flush(uint32_t k, const Xyzz<F>& acc, uint32
   }
 }
 
-template <class F>
+// msm_segments: PREFETCH loads the next entry's base before the current addition, so the
+// gather's latency overlaps the arithmetic (at the cost of one more affine point in
+// registers).
+template <class F, bool PREFETCH>
 static __global__ void msm_segments(const Affine<F>* __restrict__ bases, const uint32_t* __restrict__ keys,
                              const uint32_t* __restrict__ vals, uint32_t m, uint32_t K, int c,
                              const uint32_t* __restrict__ start, const uint32_t* __restrict__ end,
@@ -119,16 +123,23 @@ static __global__ void msm_segments(const Affine<F>* __restrict__ bases, const u
   const uint32_t maskc = (1u << c) - 1;
   uint32_t cur = keys[s];
   Xyzz<F> acc = Xyzz<F>::inf();
+  Affine<F> next;
+  if (PREFETCH) next = load16(bases + (vals[s] & 0x7fffffffu));
   for (uint32_t i = s; i < e; i++) {
     const uint32_t k = keys[i];
+    const uint32_t v = vals[i];
+    Affine<F> p;
+    if (PREFETCH) {
+      p = next;
+      if (i + 1 < e) next = load16(bases + (vals[i + 1] & 0x7fffffffu));
+    }
     if (k != cur) {
       msm_flush<F>(cur, acc, s, e, t, c, start, end, buckets, lo, hi);
       cur = k;
       acc = Xyzz<F>::inf();
     }
     if (k & maskc) {
-      const uint32_t v = vals[i];
-      Affine<F> p = load16(bases + (v & 0x7fffffffu));
+      if (!PREFETCH) p = load16(bases + (v & 0x7fffffffu));
       if (v >> 31) p = p.neg();
       acc = acc.add_affine(p);
     }
@@ -197,9 +208,58 @@ inline uint32_t msm_window_bits(uint64_t n) {
   return best;
 }
 
+// MsmTuning is the window_bits argument of snarkpipe_g1_msm / g2_msm: bits 0..7 the
+// window width (0 = auto), the higher bits tuning choices for measurements (0 = default):
+// bit 8 G1 accumulation with inlined Fp products, bit 9 the prefetching accumulation,
+// bits 12..15 log2 of the buckets per bucket-reduction thread, bits 16..19 log2 of the
+// largest segment per accumulation thread.
+struct MsmTuning {
+  uint32_t c = 0;
+  bool inline_mul = false;
+  bool prefetch = false;
+  uint32_t reduce_log = 0;
+  uint32_t seg_log = 0;
+  explicit MsmTuning(uint32_t w)
+      : c(w & 0xff), inline_mul((w >> 8) & 1), prefetch((w >> 9) & 1), reduce_log((w >> 12) & 0xf),
+        seg_log((w >> 16) & 0xf) {
+    if (w >> 20 || (w >> 10) & 3) invalid("msm: unknown tuning bits in window_bits");
+    if (seg_log && seg_log < 3) invalid("msm: segment log must be >= 3");
+  }
+};
+
+// msm_launch_segments picks the accumulation kernel: for G1, inline_mul instantiates it
+// on FpInline (Fp with inlined products; the same layout, so the buffers are reinterpreted).
 template <class F>
-void msm_run(snarkpipe_ctx* ctx, const Affine<F>* bases, const Fr* scalars, uint64_t n, uint32_t c_req,
+void msm_launch_segments(const MsmTuning& tu, unsigned blocks, cudaStream_t s, const Affine<F>* bases,
+                         const uint32_t* keys, const uint32_t* vals, uint32_t m, uint32_t K, int c,
+                         const uint32_t* start, const uint32_t* end, Xyzz<F>* buckets, Xyzz<F>* lo, Xyzz<F>* hi) {
+  if constexpr (std::is_same_v<F, Fp>) {
+    if (tu.inline_mul) {
+      using FI = FpInline;
+      auto* b = reinterpret_cast<const Affine<FI>*>(bases);
+      auto* bk = reinterpret_cast<Xyzz<FI>*>(buckets);
+      auto* l = reinterpret_cast<Xyzz<FI>*>(lo);
+      auto* h = reinterpret_cast<Xyzz<FI>*>(hi);
+      if (tu.prefetch)
+        msm_segments<FI, true><<<blocks, 128, 0, s>>>(b, keys, vals, m, K, c, start, end, bk, l, h);
+      else
+        msm_segments<FI, false><<<blocks, 128, 0, s>>>(b, keys, vals, m, K, c, start, end, bk, l, h);
+      SP_LAUNCHED("msm_segments");
+      return;
+    }
+  }
+  if (tu.prefetch)
+    msm_segments<F, true><<<blocks, 128, 0, s>>>(bases, keys, vals, m, K, c, start, end, buckets, lo, hi);
+  else
+    msm_segments<F, false><<<blocks, 128, 0, s>>>(bases, keys, vals, m, K, c, start, end, buckets, lo, hi);
+  SP_LAUNCHED("msm_segments");
+}
+
+template <class F>
+void msm_run(snarkpipe_ctx* ctx, const Affine<F>* bases, const Fr* scalars, uint64_t n, uint32_t window_bits,
              Xyzz<F>* h_windows, uint32_t* nwins_out, uint32_t* c_out) {
+  const MsmTuning tu(window_bits);
+  const uint32_t c_req = tu.c;
   cudaStream_t s = ctx->stream;
   if (!bases || !scalars || !h_windows || !nwins_out || !c_out) invalid("nil argument");
   if (n >= (uint64_t(1) << 31)) invalid("msm: n must be < 2^31");
@@ -243,8 +303,9 @@ void msm_run(snarkpipe_ctx* ctx, const Affine<F>* bases, const Fr* scalars, uint
     if (nw_batch > nwins) nw_batch = nwins;
     const uint64_t mmax = uint64_t(nw_batch) * count;
     uint32_t K = uint32_t(mmax >> 19);
+    const uint32_t k_max = tu.seg_log ? 1u << tu.seg_log : 256;
     if (K < 8) K = 8;
-    if (K > 256) K = 256;
+    if (K > k_max) K = k_max;
     const uint64_t nseg_max = (mmax + K - 1) / K;
     const uint32_t nkeys = nw_batch << c;
 
@@ -271,16 +332,16 @@ void msm_run(snarkpipe_ctx* ctx, const Affine<F>* bases, const Fr* scalars, uint
       msm_bounds<<<blocks_for(m, 256), 256, 0, s>>>(keys_out.p, m, start.p, end.p);
       SP_LAUNCHED("msm_bounds");
       const uint32_t nseg = (m + K - 1) / K;
-      msm_segments<F><<<blocks_for(nseg, 128), 128, 0, s>>>(bases, keys_out.p, vals_out.p, m, K, int(c), start.p,
-                                                            end.p, buckets.p + size_t(w0) * B, lo.p, hi.p);
-      SP_LAUNCHED("msm_segments");
+      msm_launch_segments<F>(tu, blocks_for(nseg, 128), s, bases, keys_out.p, vals_out.p, m, K, int(c), start.p,
+                             end.p, buckets.p + size_t(w0) * B, lo.p, hi.p);
       msm_fixup<F><<<blocks_for(nw << c, 128), 128, 0, s>>>(nw << c, K, int(c), start.p, end.p,
                                                             buckets.p + size_t(w0) * B, lo.p, hi.p);
       SP_LAUNCHED("msm_fixup");
     }
   }
 
-  const uint32_t L = B < 32 ? B : 32;
+  const uint32_t l_req = tu.reduce_log ? 1u << tu.reduce_log : 32;
+  const uint32_t L = B < l_req ? B : l_req;
   const uint32_t G = B / L;
   Buf<Xyzz<F>> parts(size_t(nwins) * G, s), tmp(size_t(nwins) * G, s);
   msm_bucket_reduce<F><<<blocks_for(nwins * G, 64), 64, 0, s>>>(buckets.p, nwins, B, L, parts.p);

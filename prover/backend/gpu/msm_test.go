@@ -392,3 +392,66 @@ func TestRangeAndClosedErrors(t *testing.T) {
 		t.Error("MSM on closed bases: no error")
 	}
 }
+
+// msmTuning* are the tuning bits of the library's window_bits argument (cuda/msm.cuh,
+// MsmTuning), used by the benchmark's comparison rows.
+const (
+	msmTuneInlineMul = 1 << 8
+	msmTunePrefetch  = 1 << 9
+)
+
+func msmTuneReduceLog(l int) uint32  { return uint32(l) << 12 }
+func msmTuneSegmentLog(l int) uint32 { return uint32(l) << 16 }
+
+// TestMSMTuningVariantsAgree runs every accumulation and reduction variant the benchmark
+// compares against gnark-crypto (random and Filecoin-like scalars, forced and automatic
+// windows).
+func TestMSMTuningVariantsAgree(t *testing.T) {
+	b := testBackend(t)
+	rng := rand.New(rand.NewPCG(9, 10))
+	const n = 3000
+	p1, p2 := randPoints(rng, n)
+	g1b, err := b.LoadG1(p1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g1b.Close()
+	g2b, err := b.LoadG2(p2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g2b.Close()
+	tunings := []uint32{
+		msmTuneInlineMul, msmTunePrefetch, msmTuneInlineMul | msmTunePrefetch,
+		8 | msmTuneReduceLog(2), 8 | msmTuneReduceLog(7), 9 | msmTuneSegmentLog(3) | msmTunePrefetch,
+	}
+	defer func() { b.window = 0 }()
+	for _, kind := range []string{"random", "filecoin"} {
+		s := scalarCase(rng, kind, n)
+		want1, want2 := cpuMSMG1(p1, s), cpuMSMG2(p2, s)
+		for _, tu := range tunings {
+			b.window = tu
+			got1, err := b.MSMG1(g1b, 0, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !got1.Equal(&want1) {
+				t.Errorf("G1 %s tuning %#x: mismatch", kind, tu)
+			}
+			if tu&msmTuneInlineMul != 0 {
+				continue // G1 only
+			}
+			got2, err := b.MSMG2(g2b, 0, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !got2.Equal(&want2) {
+				t.Errorf("G2 %s tuning %#x: mismatch", kind, tu)
+			}
+		}
+	}
+	b.window = 1 << 10 // not a tuning bit
+	if _, err := b.MSMG1(g1b, 0, scalarCase(rng, "random", 10)); err == nil {
+		t.Error("unknown tuning bits accepted")
+	}
+}
