@@ -70,7 +70,8 @@ snarkpipe_status* snarkpipe_ctx_last_ns(snarkpipe_ctx* ctx, uint64_t* ns);
 
 /* Multi-scalar multiplication Σ s_i·P_i, i < n, scalars Fr (Montgomery) on the device.
  * Writes the window sums W_0..W_{nwins-1} (XYZZ) to h_windows (room for
- * SNARKPIPE_MAX_WINDOWS points); the result is Σ_w 2^(w·c)·W_w. window_bits 0 = auto.
+ * SNARKPIPE_MAX_WINDOWS points); the result is Σ_w 2^(w·c)·W_w. window_bits 0 = auto;
+ * its bits above 7 select tuning variants for measurements (cuda/msm.cuh, MsmTuning). 
  * Scalars equal to one are summed by batch addition and folded into W_0. */
 snarkpipe_status* snarkpipe_g1_msm(snarkpipe_ctx* ctx, const void* d_bases, const void* d_scalars,
                                    uint64_t n, uint32_t window_bits, void* h_windows,
@@ -89,9 +90,14 @@ snarkpipe_status* snarkpipe_g2_batch_add(snarkpipe_ctx* ctx, const void* d_bases
 /* NTT over Fr of size 2^lg_n in place; root is a primitive 2^lg_n-th root of unity
  * (Montgomery). flags bit 0 (dit) = 0: natural-order input, bit-reversed output
  * (decimation in frequency); 1: bit-reversed input, natural output (decimation in time).
- * flags bits 8..15: log2 of the shared-memory tile (10 or 11; 0 = default), for tuning. */
+ * flags bits 8..12: log2 of the shared-memory tile (10 or 11; 0 = default), for tuning;
+ * bit 13: the legacy kernel (one butterfly per thread per stage), for comparisons. */
 snarkpipe_status* snarkpipe_fr_ntt(snarkpipe_ctx* ctx, void* d_data, uint32_t lg_n, const void* h_root,
                                    int32_t flags);
+/* Coset NTT: x[p] *= c·g^p, then snarkpipe_fr_ntt with the same flags; the scaling is
+ * done in the transform's first pass. Optional in cuda.go: an older build lacks it. */
+snarkpipe_status* snarkpipe_fr_ntt_coset(snarkpipe_ctx* ctx, void* d_data, uint32_t lg_n, const void* h_root,
+                                         const void* h_c, const void* h_g, int32_t flags);
 /* x[p] *= c·g^i with i = p, or i = bitrev(p) when bitrev_index; h_g NULL means g = 1. */
 snarkpipe_status* snarkpipe_fr_scale(snarkpipe_ctx* ctx, void* d_data, uint32_t lg_n, const void* h_c,
                                      const void* h_g, int32_t bitrev_index);

@@ -102,6 +102,8 @@ type Lib struct {
 	frUnpack  func(Ctx, DevPtr, uint64, DevPtr, DevPtr, DevPtr, DevPtr, unsafe.Pointer) *cStatus
 	// context.cu, added after the first builds
 	deviceMemInfo func(int32, *uint64, *uint64) *cStatus
+	// fr.cu, added after the first builds
+	frNTTCoset func(Ctx, DevPtr, uint32, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, int32) *cStatus
 	// host.cu
 	hostRegister   func(Ctx, unsafe.Pointer, uint64) *cStatus
 	hostUnregister func(Ctx, unsafe.Pointer) *cStatus
@@ -220,6 +222,7 @@ func (l *Lib) register(h uintptr) error {
 		{&l.frGather, "snarkpipe_fr_gather"},
 		{&l.frUnpack, "snarkpipe_fr_unpack"},
 		{&l.deviceMemInfo, "snarkpipe_device_mem_info"},
+		{&l.frNTTCoset, "snarkpipe_fr_ntt_coset"},
 		{&l.hostRegister, "snarkpipe_host_register"},
 		{&l.hostUnregister, "snarkpipe_host_unregister"},
 		{&l.frLagrange, "snarkpipe_fr_lagrange"},
@@ -380,6 +383,19 @@ func (l *Lib) NTTTile(c Ctx, data DevPtr, lgN uint32, root unsafe.Pointer, dit b
 		flags |= 1
 	}
 	return l.check("fr_ntt", l.frNTT(c, data, lgN, root, flags))
+}
+
+// NTTCoset is NTTTile after x[p] *= c·g^p, the scaling done in the transform's first pass
+// (ErrMissingSymbol from a library built before it existed).
+func (l *Lib) NTTCoset(c Ctx, data DevPtr, lgN uint32, root, cst, g unsafe.Pointer, dit bool, tileLog int) error {
+	if l.frNTTCoset == nil {
+		return fmt.Errorf("fr_ntt_coset: %w", ErrMissingSymbol)
+	}
+	flags := int32(tileLog&0xff) << 8
+	if dit {
+		flags |= 1
+	}
+	return l.check("fr_ntt_coset", l.frNTTCoset(c, data, lgN, root, cst, g, flags))
 }
 
 // Scale multiplies x[p] by k·g^i (i = p or bitrev(p)); g nil means 1.

@@ -35,6 +35,27 @@ snarkpipe_status* snarkpipe_fr_ntt(snarkpipe_ctx* ctx, void* d_data, uint32_t lg
   });
 }
 
+snarkpipe_status* snarkpipe_fr_ntt_coset(snarkpipe_ctx* ctx, void* d_data, uint32_t lg_n, const void* h_root,
+                                         const void* h_c, const void* h_g, int32_t flags) {
+  return guarded(ctx, [&] {
+    if (!d_data || !h_root || !h_c || !h_g) invalid("nil argument");
+    if (lg_n > 28) invalid("ntt: lg_n must be in [0, 28]");
+    Fr* data = static_cast<Fr*>(d_data);
+    const Fr c = from_host<Fr>(h_c), g = from_host<Fr>(h_g);
+    NttOptions o;
+    o.tile_log = (flags >> 8) & 0x1f;
+    o.legacy = (flags & kNttFlagLegacy) != 0;
+    if (o.legacy) {  // no fusions there: a separate scaling pass
+      scale_run(data, int(lg_n), c, &g, false, ctx->stream);
+      ntt_run(data, int(lg_n), from_host<Fr>(h_root), (flags & 1) != 0, ctx->stream, o);
+      return;
+    }
+    PowTablesBuf coset(g, int(lg_n), ctx->stream, &c);
+    o.fuse.pre = NttScaleSpec{coset.view(), true, false};
+    ntt_run(data, int(lg_n), from_host<Fr>(h_root), (flags & 1) != 0, ctx->stream, o);
+  });
+}
+
 snarkpipe_status* snarkpipe_fr_scale(snarkpipe_ctx* ctx, void* d_data, uint32_t lg_n, const void* h_c, const void* h_g,
                                      int32_t bitrev_index) {
   return guarded(ctx, [&] {

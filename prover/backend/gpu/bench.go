@@ -30,6 +30,11 @@ type BenchConfig struct {
 	WindowSweep []int
 	// NTTTileSweep adds rows for the largest forward NTT with these tile sizes (log2).
 	NTTTileSweep []int
+	// NTTLegacy adds rows for the largest forward and coset NTT with the legacy kernel.
+	NTTLegacy bool
+	// G1Tunings and G2Tunings add rows for the largest random MSM with these window_bits
+	// values (window width and tuning bits, cuda/msm.cuh MsmTuning).
+	G1Tunings, G2Tunings []uint32
 }
 
 // DefaultBenchConfig is the table: G1 2^20..2^27, G2 2^20..2^25, NTT 2^20..2^27,
@@ -287,6 +292,16 @@ func benchG1(w io.Writer, lib *cuda.Lib, ctx cuda.Ctx, cfg BenchConfig) error {
 		}
 		benchRow(w, fmt.Sprintf("g1_msm_random_c%d", c), cfg.G1MaxLog, d)
 	}
+	for _, tu := range cfg.G1Tunings {
+		d, err := benchTimer(cfg.Repeats, func() error {
+			_, _, err := lib.MSM(ctx, false, bases, random, ns, tu, unsafe.Pointer(&wins[0]))
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		benchRow(w, fmt.Sprintf("g1_msm_random_t%#x", tu), cfg.G1MaxLog, d)
+	}
 	// Batch addition over 2^BatchLog bases, half the bits set.
 	rng := rand.New(rand.NewPCG(3, 4))
 	bm := make([]uint64, (uint64(1)<<cfg.BatchLog+63)/64)
@@ -336,6 +351,16 @@ func benchG2(w io.Writer, lib *cuda.Lib, ctx cuda.Ctx, cfg BenchConfig) error {
 		}
 		benchRow(w, "g2_msm_random", lg, d)
 	}
+	for _, tu := range cfg.G2Tunings {
+		d, err := benchTimer(cfg.Repeats, func() error {
+			_, _, err := lib.MSM(ctx, true, bases, random, n, tu, unsafe.Pointer(&wins[0]))
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		benchRow(w, fmt.Sprintf("g2_msm_random_t%#x", tu), cfg.G2MaxLog, d)
+	}
 	return nil
 }
 
@@ -362,10 +387,7 @@ func benchNTT(w io.Writer, lib *cuda.Lib, ctx cuda.Ctx, cfg BenchConfig) error {
 		}
 		benchRow(w, "ntt_forward_nr", lg, d)
 		d, err = benchTimer(cfg.Repeats, func() error {
-			if err := lib.Scale(ctx, data, uint32(lg), unsafe.Pointer(&one), unsafe.Pointer(&g), false); err != nil {
-				return err
-			}
-			return lib.NTT(ctx, data, uint32(lg), unsafe.Pointer(&root), false)
+			return lib.NTTCoset(ctx, data, uint32(lg), unsafe.Pointer(&root), unsafe.Pointer(&one), unsafe.Pointer(&g), false, 0)
 		})
 		if err != nil {
 			return err
@@ -380,7 +402,23 @@ func benchNTT(w io.Writer, lib *cuda.Lib, ctx cuda.Ctx, cfg BenchConfig) error {
 		benchRow(w, "ntt_forward_rn", lg, d)
 	}
 	dom := fft.NewDomain(n, fft.WithoutPrecompute())
-	root := dom.Generator
+	root, g := dom.Generator, dom.FrMultiplicativeGen
+	if cfg.NTTLegacy {
+		d, err := benchTimer(cfg.Repeats, func() error {
+			return lib.NTTTile(ctx, data, uint32(cfg.NTTMaxLog), unsafe.Pointer(&root), false, nttLegacy)
+		})
+		if err != nil {
+			return err
+		}
+		benchRow(w, "ntt_forward_nr_legacy", cfg.NTTMaxLog, d)
+		d, err = benchTimer(cfg.Repeats, func() error {
+			return lib.NTTCoset(ctx, data, uint32(cfg.NTTMaxLog), unsafe.Pointer(&root), unsafe.Pointer(&one), unsafe.Pointer(&g), false, nttLegacy)
+		})
+		if err != nil {
+			return err
+		}
+		benchRow(w, "ntt_coset_nr_legacy", cfg.NTTMaxLog, d)
+	}
 	for _, tile := range cfg.NTTTileSweep {
 		d, err := benchTimer(cfg.Repeats, func() error {
 			return lib.NTTTile(ctx, data, uint32(cfg.NTTMaxLog), unsafe.Pointer(&root), false, tile)

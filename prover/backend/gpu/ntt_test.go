@@ -105,13 +105,71 @@ func TestBenchSmall(t *testing.T) {
 	b := testBackend(t)
 	var out bytes.Buffer
 	cfg := BenchConfig{LibPath: b.lib.Path, G1MinLog: 10, G1MaxLog: 12, G2MinLog: 10, G2MaxLog: 11,
-		NTTMinLog: 10, NTTMaxLog: 12, BatchLog: 12, Repeats: 1}
+		NTTMinLog: 10, NTTMaxLog: 12, BatchLog: 12, Repeats: 1,
+		NTTLegacy: true, G1Tunings: []uint32{msmTuneInlineMul | msmTunePrefetch}, G2Tunings: []uint32{msmTunePrefetch}}
 	if err := Bench(&out, cfg); err != nil {
 		t.Fatal(err)
 	}
-	for _, row := range []string{"g1_msm_random", "g1_msm_filecoin", "g2_msm_random", "ntt_forward_nr", "ntt_coset_nr", "g1_batch_add_half"} {
+	for _, row := range []string{"g1_msm_random", "g1_msm_filecoin", "g2_msm_random", "ntt_forward_nr", "ntt_coset_nr", "g1_batch_add_half",
+		"ntt_forward_nr_legacy", "ntt_coset_nr_legacy", "g1_msm_random_t0x300", "g2_msm_random_t0x200"} {
 		if !strings.Contains(out.String(), row) {
 			t.Errorf("bench output lacks %s:\n%s", row, out.String())
+		}
+	}
+}
+
+// TestNTTCosetMatchesGnark: the coset transform (x[p] *= c·g^p fused into the first pass)
+// equals scaling on the host and gnark-crypto's transform, in both orders, with the legacy
+// kernel too (which scales in a separate pass).
+func TestNTTCosetMatchesGnark(t *testing.T) {
+	b := testBackend(t)
+	rng := rand.New(rand.NewPCG(25, 26))
+	logs := []int{1, 2, 3, 4, 9, 12, 17}
+	if testing.Short() {
+		logs = logs[:6]
+	}
+	for _, lg := range logs {
+		n := 1 << lg
+		d := fft.NewDomain(uint64(n))
+		c, g := randFr(rng), randFr(rng)
+		for _, dit := range []bool{false, true} {
+			for _, tile := range []int{0, nttLegacy | 11} {
+				v := randScalars(rng, n)
+				want := slices_clone(v)
+				var gp fr.Element
+				gp.Set(&c)
+				for i := range want {
+					want[i].Mul(&want[i], &gp)
+					gp.Mul(&gp, &g)
+				}
+				if dit {
+					d.FFT(want, fft.DIT)
+				} else {
+					d.FFT(want, fft.DIF)
+				}
+				bytes := uint64(n) * frBytes
+				err := b.call(func(ctx cuda.Ctx) error {
+					p, err := b.devBuf(ctx, unsafe.Pointer(&v[0]), bytes)
+					if err != nil {
+						return err
+					}
+					defer b.lib.Free(ctx, p)
+					root := d.Generator
+					if err := b.lib.NTTCoset(ctx, p, uint32(lg), unsafe.Pointer(&root), unsafe.Pointer(&c), unsafe.Pointer(&g), dit, tile); err != nil {
+						return err
+					}
+					return b.lib.Download(ctx, unsafe.Pointer(&v[0]), p, bytes)
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range v {
+					if v[i] != want[i] {
+						t.Errorf("coset NTT 2^%d dit=%v tile=%#x: first mismatch at %d", lg, dit, tile, i)
+						break
+					}
+				}
+			}
 		}
 	}
 }
