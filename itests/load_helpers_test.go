@@ -137,30 +137,42 @@ func partitionStarts(info api.JobInfo) []time.Time {
 // violations show up as seconds, the length of a partition's synthesis.
 const startSlack = 50 * time.Millisecond
 
-// checkJumpedQueue asserts that the late job's partition started before every partition
-// of the earlier jobs that was still waiting when the late job was submitted, and that
-// there was at least one such partition (otherwise the test proved nothing about
-// priorities). It returns how many partitions the late job overtook.
-func checkJumpedQueue(t testing.TB, late *api.JobResult, earlier []*api.JobResult) int {
-	t.Helper()
+// queueOrder compares the late job's first partition start with the partitions of the
+// earlier jobs that were still waiting when the late job was submitted: waiting is how
+// many there were, before lists those that nevertheless started before the late job
+// (a priority violation: priorities reorder the queue, so with the late job's higher
+// priority there are none).
+func queueOrder(late *api.JobResult, earlier []*api.JobResult) (waiting int, before []string) {
 	lateStart := partitionStarts(late.Info)[0]
-	overtaken := 0
 	for _, res := range earlier {
 		for k, start := range partitionStarts(res.Info) {
 			if !start.After(late.Info.Submitted.Add(startSlack)) {
 				continue // already running when the late job came
 			}
+			waiting++
 			if start.Before(lateStart.Add(-startSlack)) {
-				t.Errorf("%s partition %d (%s priority) started %v before the %s priority %s, which was submitted while it waited",
-					res.Info.ID, k, res.Info.Priority, lateStart.Sub(start), late.Info.Priority, late.Info.ID)
+				before = append(before, fmt.Sprintf("%s partition %d (%s priority) started %v before %s (%s priority)",
+					res.Info.ID, k, res.Info.Priority, lateStart.Sub(start).Round(time.Millisecond), late.Info.ID, late.Info.Priority))
 			}
-			overtaken++
 		}
 	}
-	if overtaken == 0 {
+	return waiting, before
+}
+
+// checkJumpedQueue asserts that the late job started before every partition of the
+// earlier jobs that was still waiting when it was submitted, and that there was at least
+// one (otherwise the test proved nothing about priorities). It returns how many it
+// overtook.
+func checkJumpedQueue(t testing.TB, late *api.JobResult, earlier []*api.JobResult) int {
+	t.Helper()
+	waiting, before := queueOrder(late, earlier)
+	if waiting == 0 {
 		t.Fatalf("no partition of the earlier jobs was still queued when %s was submitted: nothing to overtake", late.Info.ID)
 	}
-	return overtaken
+	for _, b := range before {
+		t.Error(b)
+	}
+	return waiting
 }
 
 // reportLatency logs where the late job's time went, from the daemon's stage timings.
