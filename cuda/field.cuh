@@ -98,6 +98,30 @@ struct alignas(16) Fe {
 #endif
   }
 
+  // add_unreduced returns a + b without the final subtraction: < 2p, a valid multiplicand
+  // for the product of a field whose modulus is below 2^(32N)/8 (Fp; see mul_inline).
+  __device__ __forceinline__ Fe add_unreduced(const Fe& b) const {
+    static_assert(N == 12, "add_unreduced is for Fp only (p < 2^381)");
+#ifdef SP_HOST_EMU
+    Fe r;
+    uint64_t carry = 0;
+    for (int i = 0; i < N; i++) {
+      const uint64_t t = uint64_t(v[i]) + b.v[i] + carry;
+      r.v[i] = uint32_t(t);
+      carry = t >> 32;
+    }
+    return r;
+#else
+    Fe r;
+    asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r.v[0]) : "r"(v[0]), "r"(b.v[0]));
+#pragma unroll
+    for (int i = 1; i < N - 1; i++)
+      asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r.v[i]) : "r"(v[i]), "r"(b.v[i]));
+    asm volatile("addc.u32 %0, %1, %2;" : "=r"(r.v[N - 1]) : "r"(v[N - 1]), "r"(b.v[N - 1]));
+    return r;
+#endif
+  }
+
   __device__ __forceinline__ Fe operator-(const Fe& b) const {
 #ifdef SP_HOST_EMU
     Fe r;
@@ -203,7 +227,10 @@ struct alignas(16) Fe {
   // sum t < 2p, every partial sum t + a·b[i] + m·p stays below 2^(32(N+1)): the rows never
   // carry past limb N and need no second extra limb (the "no-carry" CIOS: 4N + 3 carry-chain
   // instructions per row instead of 4N + 7). The result is < 2p before the final
-  // subtraction. The host emulation runs this same sequence (carry.cuh).
+  // subtraction. For Fp (p < 2^(32N)/8) the multiplicands may also be unreduced sums
+  // below 2p: every partial sum stays below 3p·(2^32 + 1) < 2^(32(N+1)) and the result
+  // (a·b + M·p)/R < p·(1 + 4p/R) < 1.5p, so one subtraction still reduces it fully.
+  // The host emulation runs this same sequence (carry.cuh).
   static __device__ __forceinline__ Fe mul_inline(const Fe& a, const Fe& b) {
     const uint32_t* v = a.v;
     uint32_t t[N + 1];
@@ -289,17 +316,18 @@ struct alignas(16) Ext2 {
   __device__ __forceinline__ Ext2 dbl() const { return Ext2{c0.dbl(), c1.dbl()}; }
 
   // Karatsuba: (a0 + a1 u)(b0 + b1 u) = a0b0 - a1b1 + ((a0+a1)(b0+b1) - a0b0 - a1b1) u.
+  // The two sums stay unreduced (< 2p): the Fp product accepts them (field.cuh, mul_inline).
   __device__ __forceinline__ Ext2 operator*(const Ext2& b) const {
     F v0 = c0 * b.c0;
     F v1 = c1 * b.c1;
-    F s = (c0 + c1) * (b.c0 + b.c1);
+    F s = c0.add_unreduced(c1) * b.c0.add_unreduced(b.c1);
     return Ext2{v0 - v1, s - v0 - v1};
   }
 
   // (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u.
   __device__ __forceinline__ Ext2 sqr() const {
     F m = c0 * c1;
-    return Ext2{(c0 + c1) * (c0 - c1), m.dbl()};
+    return Ext2{c0.add_unreduced(c1) * (c0 - c1), m.dbl()};
   }
 
   // 1/(a0 + a1 u) = (a0 - a1 u)/(a0^2 + a1^2).

@@ -234,6 +234,9 @@ void msm_launch_segments(const MsmTuning& tu, unsigned blocks, cudaStream_t s, c
                          const uint32_t* keys, const uint32_t* vals, uint32_t m, uint32_t K, int c,
                          const uint32_t* start, const uint32_t* end, Xyzz<F>* buckets, Xyzz<F>* lo, Xyzz<F>* hi) {
   if constexpr (std::is_same_v<F, Fp>) {
+#ifdef SP_NO_MSM_INLINE
+    if (tu.inline_mul) invalid("msm: built without the inlined-product accumulation (SP_NO_MSM_INLINE)");
+#else
     if (tu.inline_mul) {
       using FI = FpInline;
       auto* b = reinterpret_cast<const Affine<FI>*>(bases);
@@ -247,6 +250,7 @@ void msm_launch_segments(const MsmTuning& tu, unsigned blocks, cudaStream_t s, c
       SP_LAUNCHED("msm_segments");
       return;
     }
+#endif
   }
   if (tu.prefetch)
     msm_segments<F, true><<<blocks, 128, 0, s>>>(bases, keys, vals, m, K, c, start, end, buckets, lo, hi);
