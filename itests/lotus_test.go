@@ -57,6 +57,17 @@ func TestLotusWinningPoSt(t *testing.T) {
 	if len(proofs[0].ProofBytes) != 192 {
 		t.Fatalf("proof of %d bytes", len(proofs[0].ProofBytes))
 	}
+	// The miner's check can fail: the same proof for other randomness or another sector
+	// is refused.
+	public := []kit.PoStSector{{Number: s.ID.Number, CommR: s.CommR}}
+	if err := kit.VerifyPoSt(t, abi.RegisteredPoStProof_StackedDrgWinning2KiBV1, lotusRandomness(4), public, 0, proofs[0].ProofBytes); err == nil {
+		t.Fatal("proof verified for other randomness")
+	}
+	other := kit.Sector2KiB(t, 12)
+	public = []kit.PoStSector{{Number: s.ID.Number, CommR: other.CommR}}
+	if err := kit.VerifyPoSt(t, abi.RegisteredPoStProof_StackedDrgWinning2KiBV1, lotusRandomness(3), public, 0, proofs[0].ProofBytes); err == nil {
+		t.Fatal("proof verified for another comm_r")
+	}
 }
 
 // TestLotusWindowPoStSkipsUnreadableSector: five sectors make three partitions (two
@@ -97,6 +108,15 @@ func TestLotusWindowPoStSkipsUnreadableSector(t *testing.T) {
 		if len(p.Skipped) != 0 || p.Proof == nil || p.VerifyErr != nil {
 			t.Fatalf("partition %d (sectors %v): skipped %v, proof %v, verify %v", p.Index, p.Sectors, p.Skipped, p.Proof != nil, p.VerifyErr)
 		}
+	}
+
+	// Partition 0's proof is not partition 2's.
+	public := make([]kit.PoStSector, len(sectors))
+	for i, s := range sectors {
+		public[i] = kit.PoStSector{Number: s.ID.Number, CommR: s.CommR}
+	}
+	if err := kit.VerifyPoSt(t, ppt, lotusRandomness(9), public, 2, res[0].Proof.ProofBytes); err == nil {
+		t.Fatal("partition 0's proof verified as partition 2")
 	}
 
 	good := slices.DeleteFunc(slices.Clone(sectors), func(s *kit.Sector) bool { return s.ID.Number == 23 })
