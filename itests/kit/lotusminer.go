@@ -25,7 +25,7 @@ import (
 //   - /rpc/v0: JSON-RPC "Filecoin" namespace, api.StorageMiner behind lotus's permission
 //     proxy (api.PermissionedStorMinerAPI) and go-jsonrpc's token handler: AuthVerify,
 //     AuthNew, Version (miner API 1.5.0), Session, WorkerConnect, ReturnSealCommit2,
-//     StorageFindSector. Other methods of api.StorageMiner are not served.
+//     StorageFindSector. Other methods of api.StorageMiner answer lotus's ErrNotSupported.
 //   - /remote/vanilla/single: the storage endpoint that serves PoSt vanilla proofs of the
 //     fixture sectors (admin token required, as lotus's ServeRemote).
 //

@@ -11,13 +11,13 @@ import (
 	"github.com/google/uuid"
 )
 
-// minerAPI implements the served subset of lotus's api.StorageMiner. The embedded
-// interface is nil: it only makes minerAPI an api.StorageMiner, so that lotus's
-// permission proxy accepts it and the compiler checks every served method against lotus's
-// own signature. A method outside the subset is refused by the sim (it would dereference
-// the nil interface; go-jsonrpc turns that panic into an error response).
+// minerAPI implements the served subset of lotus's api.StorageMiner. The embedded stubs
+// are lotus's generated ones: every other method answers lotus's ErrNotSupported. They
+// make minerAPI an api.StorageMiner, so that lotus's permission proxy accepts it and the
+// compiler checks every served method against lotus's own signature.
 type minerAPI struct {
-	lapi.StorageMiner
+	lapi.StorageMinerStub
+	lapi.NetStub
 	m *LotusMiner
 }
 

@@ -57,6 +57,9 @@ func TestLotusMinerPermissions(t *testing.T) {
 	if _, err := admin.AuthVerify(ctx, "not-a-jwt"); err == nil {
 		t.Fatal("AuthVerify accepted garbage")
 	}
+	if _, err := admin.ActorAddress(ctx); err == nil || !strings.Contains(err.Error(), "not supported") {
+		t.Fatalf("a method the sim does not serve: %v", err)
+	}
 	if s, err := admin.Session(ctx); err != nil || s != m.Session() {
 		t.Fatalf("Session %v, %v", s, err)
 	}
