@@ -2,10 +2,9 @@
 
 // This test drives the adapter with lotus-miner's own worker client (api/client
 // NewWorkerRPCV0, what connectRemoteWorker uses). It is behind a build tag because
-// lotus/api pulls ~300 modules and takes minutes to compile on the 2-core CI. To run it
-// (in a scratch copy, not the shared checkout):
+// lotus/api pulls ~300 modules and takes minutes to compile on the 2-core CI. go.mod has
+// lotus/api's requirements (the itests kit uses it), so it runs with
 //
-//	go get github.com/filecoin-project/lotus/api/client@v1.36.3 github.com/filecoin-project/lotus/api@v1.36.3
 //	go test -tags lotusapi -run LotusWorkerClient ./rpc/lotus
 
 package lotus_test
@@ -24,13 +23,13 @@ import (
 )
 
 // TestLotusWorkerClient calls every role with lotus-miner's own worker client: the
-// handshake (Version, Session, Info, TaskTypes, Paths), the role's proving method and the
-// CLI methods. Measured 2026-11-30: passes; the lotus/api build took 3.5 min here.
+// handshake (Version, Session, Info, TaskTypes, Paths), the role's proving methods (c2:
+// SealCommit2 and ProveReplicaUpdate2) and the CLI methods. Measured 2026-11-30: passes; the lotus/api build took 3.5 min here.
 func TestLotusWorkerClient(t *testing.T) {
 	m := newTestMiner(t)
 	st := newTestStorage(t)
 	serveSectors(m, st, map[abi.SectorNumber][]byte{9: []byte("vanilla-9")})
-	w, _ := startWorker(t, testConfig(), t.TempDir(), &fakeProver{}, m)
+	w, _ := startWorker(t, testConfig(), t.TempDir(), &fakeProver{snap: true}, m)
 	ctx := testCtx(t, 30*time.Second)
 	h := http.Header{"Authorization": []string{"Bearer " + minerToken}}
 	for _, r := range lotus.AllRoles {
@@ -67,6 +66,14 @@ func TestLotusWorkerClient(t *testing.T) {
 				t.Fatal(err)
 			}
 			if got := m.waitReturn(t, 10*time.Second); got.ID != ci {
+				t.Fatalf("returned %+v", got)
+			}
+			c := cidsOf(t, seqCommitment(1), seqCommitment(2), seqCommitment(3))
+			ci, err = wapi.ProveReplicaUpdate2(ctx, snapSector, c.key, c.sealed, c.unsealed, storiface.ReplicaVanillaProofs{[]byte("v0")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := m.waitReturn(t, 10*time.Second); got.ID != ci || got.Method != "ProveReplicaUpdate2" || got.Err != nil {
 				t.Fatalf("returned %+v", got)
 			}
 		case lotus.RoleWindow:
