@@ -24,7 +24,8 @@ import (
 
 // TestLotusWorkerClient calls every role with lotus-miner's own worker client: the
 // handshake (Version, Session, Info, TaskTypes, Paths), the role's proving methods (c2:
-// SealCommit2 and ProveReplicaUpdate2) and the CLI methods. Measured 2026-11-30: passes; the lotus/api build took 3.5 min here.
+// SealCommit2 and ProveReplicaUpdate2) and the CLI methods. Measured 2026-11-30: passes;
+// the lotus/api build took 3.5 min here.
 func TestLotusWorkerClient(t *testing.T) {
 	m := newTestMiner(t)
 	st := newTestStorage(t)
