@@ -75,6 +75,7 @@ type partRow struct {
 	Resident  bool    `json:"precompiled"` // A·z on the device
 	Queue     float64 `json:"queue_s"`     // submitted → synthesis start
 	Load      float64 `json:"load_s"`      // probe/record, memory waits, circuit and key loads, slot pinning
+	Pin       float64 `json:"pin_s"`       // page-locking a new slot (part of load; waits for the device's lock)
 	Witness   float64 `json:"witness_s"`   // witness fill (+ bit-packing)
 	Handoff   float64 `json:"handoff_s"`
 	Upload    float64 `json:"upload_s"`
@@ -111,6 +112,7 @@ func partitionRows(proof, request int, job string, ts []pipeline.PartitionTiming
 			Proof: proof, Request: request, Job: job, Partition: i, Worker: t.Worker,
 			Queue:   seconds(t.SynthStart.Sub(t.Submitted)),
 			Load:    seconds(t.Prepare + t.Admission + t.HostLoad + t.Device + t.KeyLoad + t.Pin),
+			Pin:     seconds(t.Pin),
 			Witness: seconds(t.Witness + t.Pack),
 			Handoff: seconds(t.Handoff),
 			Verify:  seconds(t.Verify),
