@@ -126,10 +126,11 @@ func TestCurioBackPressure(t *testing.T) {
 	proofs := make([][]byte, tasks)
 	var wg sync.WaitGroup
 	for i := range tasks {
+		req := curioWindow(t, sectors, randomness(100+i)) // on the test goroutine: it may stop the test
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res, err := polite.proveWhenReady(ctx, curioWindow(t, sectors, randomness(100+i)))
+			res, err := polite.proveWhenReady(ctx, req)
 			if err == nil {
 				proofs[i] = res.GetProof()
 			}

@@ -20,49 +20,60 @@ type loadJob struct {
 	verify func(t testing.TB, res *api.JobResult) error
 }
 
-func submitC2(ctx context.Context, t testing.TB, c api.SnarkPipe, s *kit.Sector) loadJob {
-	t.Helper()
+// The submit functions return errors rather than failing the test, so that goroutines
+// can submit concurrently (only the test goroutine may stop a test).
+
+func submitC2(ctx context.Context, c api.SnarkPipe, s *kit.Sector) (loadJob, error) {
 	id, err := c.SubmitSealCommit2(ctx, api.SealCommit2Request{Sector: s.ID, ProofType: s.SealProof, C1: s.C1})
 	if err != nil {
-		t.Fatalf("submit C2 of sector %d: %v", s.ID.Number, err)
+		return loadJob{}, fmt.Errorf("submit C2 of sector %d: %w", s.ID.Number, err)
 	}
 	return loadJob{name: fmt.Sprintf("c2 sector %d", s.ID.Number), id: id, verify: func(t testing.TB, res *api.JobResult) error {
 		return kit.VerifySeal(t, s.C1, res.Proof)
-	}}
+	}}, nil
 }
 
-func submitWinning(ctx context.Context, t testing.TB, c api.SnarkPipe, s *kit.Sector, rand []byte) loadJob {
-	t.Helper()
+func submitWinning(ctx context.Context, c api.SnarkPipe, s *kit.Sector, rand []byte) (loadJob, error) {
 	v, err := s.Vanilla(winningPoSt2KiB, rand, 0)
 	if err != nil {
-		t.Fatal(err)
+		return loadJob{}, err
 	}
 	id, err := c.SubmitWinningPoSt(ctx, api.PoStRequest{ProofType: winningPoSt2KiB, Miner: s.ID.Miner, Randomness: rand, VanillaProofs: [][]byte{v}})
 	if err != nil {
-		t.Fatalf("submit winning PoSt: %v", err)
+		return loadJob{}, fmt.Errorf("submit winning PoSt: %w", err)
 	}
 	return loadJob{name: fmt.Sprintf("winning sector %d", s.ID.Number), id: id, verify: func(t testing.TB, res *api.JobResult) error {
 		return verifyPoStResult(t, winningPoSt2KiB, rand, postSectors(s), res)
-	}}
+	}}, nil
 }
 
-func submitWindow(ctx context.Context, t testing.TB, c api.SnarkPipe, sectors []*kit.Sector, rand []byte) loadJob {
-	t.Helper()
+func submitWindow(ctx context.Context, c api.SnarkPipe, sectors []*kit.Sector, rand []byte) (loadJob, error) {
 	req := api.PoStRequest{ProofType: windowPoSt2KiB, Miner: sectors[0].ID.Miner, Randomness: rand}
 	for i, s := range sectors {
 		v, err := s.Vanilla(windowPoSt2KiB, rand, i)
 		if err != nil {
-			t.Fatal(err)
+			return loadJob{}, err
 		}
 		req.VanillaProofs = append(req.VanillaProofs, v)
 	}
 	id, err := c.SubmitWindowPoSt(ctx, req)
 	if err != nil {
-		t.Fatalf("submit window PoSt: %v", err)
+		return loadJob{}, fmt.Errorf("submit window PoSt: %w", err)
 	}
 	return loadJob{name: "window partition", id: id, verify: func(t testing.TB, res *api.JobResult) error {
 		return verifyPoStResult(t, windowPoSt2KiB, rand, postSectors(sectors...), res)
-	}}
+	}}, nil
+}
+
+// must(t)(submitX(...)) stops the test when a submission on the test goroutine fails.
+func must(t testing.TB) func(loadJob, error) loadJob {
+	return func(j loadJob, err error) loadJob {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return j
+	}
 }
 
 // verifyPoStResult checks a PoSt job's single partition proof, its type, and that no

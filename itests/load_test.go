@@ -55,17 +55,17 @@ func winningBehindWindows(t *testing.T, extraConfig string) (late *api.JobResult
 
 	// Warm up: the first Winning PoSt loads its parameters and recording, which is not
 	// the latency to report.
-	awaitAll(ctx, t, c, []loadJob{submitWinning(ctx, t, c, sectors[0], randomness(401))})
+	awaitAll(ctx, t, c, []loadJob{must(t)(submitWinning(ctx, c, sectors[0], randomness(401)))})
 
 	var jobs []loadJob
 	for i := 0; len(jobs) < 3 || !waitPartitionsQueued(ctx, t, c, 2, 0); i++ {
 		if i == 16 {
 			t.Fatal("16 Window PoSt jobs and still fewer than 2 partitions queued")
 		}
-		jobs = append(jobs, submitWindow(ctx, t, c, sectors, randomness(410+i)))
+		jobs = append(jobs, must(t)(submitWindow(ctx, c, sectors, randomness(410+i))))
 	}
 	start := time.Now()
-	lateJob := submitWinning(ctx, t, c, sectors[1], randomness(450))
+	lateJob := must(t)(submitWinning(ctx, c, sectors[1], randomness(450)))
 	late = awaitAll(ctx, t, c, []loadJob{lateJob})[0]
 	wall = time.Since(start)
 	return late, awaitAll(ctx, t, c, jobs), wall
@@ -96,32 +96,31 @@ func TestLoadMixed(t *testing.T) {
 		if i == 16 {
 			t.Fatal("16 C2 jobs and still fewer than 2 partitions queued")
 		}
-		c2 = append(c2, submitC2(ctx, t, c, sectors[i%len(sectors)]))
+		c2 = append(c2, must(t)(submitC2(ctx, c, sectors[i%len(sectors)])))
 	}
 
-	var mu sync.Mutex
-	var posts []loadJob
+	posts := make([]loadJob, 16)
+	errs := make([]error, len(posts))
 	var wg sync.WaitGroup
-	for i := range 16 {
+	for i := range posts {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var j loadJob
 			if i%2 == 0 {
-				j = submitWindow(ctx, t, c, sectors[i%8:i%8+2], randomness(500+i))
+				posts[i], errs[i] = submitWindow(ctx, c, sectors[i%8:i%8+2], randomness(500+i))
 			} else {
-				j = submitWinning(ctx, t, c, sectors[i%8], randomness(500+i))
+				posts[i], errs[i] = submitWinning(ctx, c, sectors[i%8], randomness(500+i))
 			}
-			mu.Lock()
-			posts = append(posts, j)
-			mu.Unlock()
 		}()
 	}
 	wg.Wait()
+	for i, err := range errs {
+		must(t)(posts[i], err)
+	}
 
 	rand := randomness(600)
 	start := time.Now()
-	late := submitWinning(ctx, t, c, sectors[3], rand)
+	late := must(t)(submitWinning(ctx, c, sectors[3], rand))
 	lateRes := awaitAll(ctx, t, c, []loadJob{late})[0]
 	wall := time.Since(start)
 	awaitAll(ctx, t, c, posts)
