@@ -11,9 +11,10 @@ import (
 
 // callState is one call in lotus's "ret-wait": scheduled, waiting for its Return.
 type callState struct {
-	c1     []byte
 	done   chan struct{}
 	result C2Result
+	// release frees the call's resources on its worker (nil until scheduled).
+	release func()
 }
 
 // C2Result is what ReturnSealCommit2 delivered for a call.
@@ -28,46 +29,65 @@ type C2Result struct {
 // returns its CallID; the result arrives through ReturnSealCommit2 (AwaitC2).
 func (m *LotusMiner) SealCommit2(ctx context.Context, s *Sector) (storiface.CallID, error) {
 	m.AddSectors(s)
-	w, err := m.pickWorker(ctx, "sealing", sealtasks.TTCommit2)
+	w, release, err := m.pickWorker(ctx, "sealing", sealtasks.TTCommit2, s.SealProof)
 	if err != nil {
 		return storiface.CallID{}, err
 	}
-	// lotus's Manager tracks the work before the call; a Return may beat the CallID.
 	id, err := w.api.SealCommit2(ctx, storiface.SectorRef{ID: s.ID, ProofType: s.SealProof}, s.C1)
 	if err != nil {
+		release()
 		return storiface.CallID{}, err
 	}
 	if id.Sector != s.ID {
+		release()
 		return id, fmt.Errorf("kit: worker answered CallID %v for sector %v", id, s.ID)
 	}
+	// The resources are held until the Return, which may have beaten the CallID.
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	if c, ok := m.calls[id]; ok {
-		c.c1 = s.C1 // returned already
-	} else {
-		m.calls[id] = &callState{c1: s.C1, done: make(chan struct{})}
+	c, ok := m.calls[id]
+	if !ok {
+		c = &callState{done: make(chan struct{})}
+		m.calls[id] = c
+	}
+	c.release = release
+	returned := isClosed(c.done)
+	m.mu.Unlock()
+	if returned {
+		release()
 	}
 	return id, nil
+}
+
+func isClosed(ch chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }
 
 // returnC2 is ReturnSealCommit2: the first result of a call is kept, a second one is
 // refused as lotus's Manager refuses it.
 func (m *LotusMiner) returnC2(id storiface.CallID, proof []byte, cerr *storiface.CallError) error {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	c, ok := m.calls[id]
 	if !ok {
 		c = &callState{done: make(chan struct{})}
 		m.calls[id] = c
 	}
-	select {
-	case <-c.done:
+	if isClosed(c.done) {
 		m.dups++
+		m.mu.Unlock()
 		return fmt.Errorf("result for call %v already reported", id)
-	default:
 	}
 	c.result = C2Result{CallID: id, Proof: append([]byte(nil), proof...), Err: cerr}
 	close(c.done)
+	release := c.release
+	m.mu.Unlock()
+	if release != nil {
+		release()
+	}
 	return nil
 }
 
@@ -93,15 +113,7 @@ func (m *LotusMiner) Returned(id storiface.CallID) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	c, ok := m.calls[id]
-	if !ok {
-		return false
-	}
-	select {
-	case <-c.done:
-		return true
-	default:
-		return false
-	}
+	return ok && isClosed(c.done)
 }
 
 // DuplicateReturns counts Returns refused because their call had already been reported.

@@ -167,10 +167,12 @@ func (m *LotusMiner) WindowPoSt(ctx context.Context, t testing.TB, ppt abi.Regis
 }
 
 func (m *LotusMiner) windowPartition(ctx context.Context, ppt abi.RegisteredPoStProof, part []storiface.PostSectorChallenge, k int, rnd abi.PoStRandomness) (*proof.PoStProof, []abi.SectorID, error) {
-	w, err := m.pickWorker(ctx, "window", sealtasks.TTGenerateWindowPoSt)
+	// lotus schedules PoSt by the sectors' seal proof type.
+	w, release, err := m.pickWorker(ctx, "window", sealtasks.TTGenerateWindowPoSt, part[0].SealProof)
 	if err != nil {
 		return nil, nil, err
 	}
+	defer release()
 	res, err := w.api.GenerateWindowPoSt(ctx, ppt, FixtureMiner, part, k, rnd)
 	if err != nil {
 		return nil, nil, err
@@ -191,10 +193,11 @@ func (m *LotusMiner) WinningPoSt(ctx context.Context, t testing.TB, ppt abi.Regi
 	if err != nil {
 		return nil, err
 	}
-	w, err := m.pickWorker(ctx, "winning", sealtasks.TTGenerateWinningPoSt)
+	w, release, err := m.pickWorker(ctx, "winning", sealtasks.TTGenerateWinningPoSt, s.SealProof)
 	if err != nil {
 		return nil, err
 	}
+	defer release()
 	proofs, err := w.api.GenerateWinningPoSt(ctx, ppt, FixtureMiner, []storiface.PostSectorChallenge{ch}, rnd)
 	if err != nil {
 		return nil, err

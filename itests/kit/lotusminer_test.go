@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -81,12 +82,14 @@ type fakeWorker struct {
 	version lapi.Version
 	session uuid.UUID
 	tasks   map[sealtasks.TaskType]struct{}
+	info    storiface.WorkerInfo
 }
 
-func (f *fakeWorker) Version(context.Context) (lapi.Version, error) { return f.version, nil }
-func (f *fakeWorker) Session(context.Context) (uuid.UUID, error)    { return f.session, nil }
-func (f *fakeWorker) Info(context.Context) (storiface.WorkerInfo, error) {
-	return storiface.WorkerInfo{Hostname: "fake"}, nil
+func (f *fakeWorker) Version(context.Context) (lapi.Version, error)      { return f.version, nil }
+func (f *fakeWorker) Session(context.Context) (uuid.UUID, error)         { return f.session, nil }
+func (f *fakeWorker) Info(context.Context) (storiface.WorkerInfo, error) { return f.info, nil }
+func (f *fakeWorker) SealCommit2(_ context.Context, s storiface.SectorRef, _ storiface.Commit1Out) (storiface.CallID, error) {
+	return storiface.CallID{Sector: s.ID, ID: uuid.New()}, nil
 }
 func (f *fakeWorker) TaskTypes(context.Context) (map[sealtasks.TaskType]struct{}, error) {
 	return f.tasks, nil
@@ -194,5 +197,46 @@ func TestLotusMinerStorage(t *testing.T) {
 	none, err := admin.StorageFindSector(context.Background(), abi.SectorID{Miner: FixtureMiner, Number: 999}, storiface.FTSealed|storiface.FTCache, 0, false)
 	if err != nil || len(none) != 0 {
 		t.Fatalf("unknown sector: %+v, %v", none, err)
+	}
+}
+
+// TestLotusMinerAdmission: C2s are admitted on a worker only as lotus's CanHandleRequest
+// allows with the Info it reported, and hold their resources until their Return: with
+// lotus's default table a 2 KiB C2 takes one CPU thread (a one-CPU worker runs one), with
+// an override MaxConcurrent is the limit.
+func TestLotusMinerAdmission(t *testing.T) {
+	for name, info := range map[string]storiface.WorkerInfo{
+		"default table, 1 CPU": {Hostname: "fake", Resources: storiface.WorkerResources{MemPhysical: 64 << 30, CPUs: 1}},
+		"override, MaxConcurrent 1": {Hostname: "fake", Resources: storiface.WorkerResources{MemPhysical: 64 << 30, CPUs: 64,
+			Resources: map[sealtasks.TaskType]map[abi.RegisteredSealProof]storiface.Resources{sealtasks.TTCommit2: {SealProof2KiB: {MaxConcurrent: 1}}}}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			m := StartLotusMiner(t, LotusMinerOptions{})
+			admin := minerClient(t, m, "admin")
+			ctx := context.Background()
+			u := serveFakeWorker(t, &fakeWorker{version: lapi.WorkerAPIVersion0, session: uuid.New(), info: info,
+				tasks: map[sealtasks.TaskType]struct{}{sealtasks.TTCommit2: {}}})
+			if err := admin.WorkerConnect(ctx, u); err != nil {
+				t.Fatal(err)
+			}
+			s := Sector2KiB(t, 1)
+			id, err := m.SealCommit2(ctx, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+			defer cancel()
+			if _, err := m.SealCommit2(short, s); !errors.Is(err, errNoWorker) {
+				t.Fatalf("second C2 while the first holds the worker: %v", err)
+			}
+			if err := admin.ReturnSealCommit2(ctx, id, []byte{1}, nil); err != nil {
+				t.Fatal(err)
+			}
+			short2, cancel2 := context.WithTimeout(ctx, 5*time.Second)
+			defer cancel2()
+			if _, err := m.SealCommit2(short2, s); err != nil {
+				t.Fatalf("C2 after the first returned: %v", err)
+			}
+		})
 	}
 }

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/filecoin-project/go-jsonrpc/auth"
+	"github.com/filecoin-project/go-state-types/abi"
 	lapi "github.com/filecoin-project/lotus/api"
 	"github.com/filecoin-project/lotus/api/client"
 	"github.com/filecoin-project/lotus/storage/sealer/sealtasks"
@@ -25,6 +27,7 @@ type minerWorker struct {
 	tasks     map[sealtasks.TaskType]struct{}
 	scheduler string // window, winning or sealing
 	enabled   bool
+	active    activeResources
 }
 
 // addWorker is lotus's connectRemoteWorker + Manager.AddWorker.
@@ -131,26 +134,57 @@ func (m *LotusMiner) heartbeat(w *minerWorker, stop chan struct{}) {
 	}
 }
 
-// pickWorker waits for an enabled worker of scheduler that takes task and picks one at
-// random (lotus's PoSt schedulers shuffle; its sealing assigner is not modelled).
-func (m *LotusMiner) pickWorker(ctx context.Context, scheduler string, task sealtasks.TaskType) (*minerWorker, error) {
+// pickWorker picks at random one of the enabled workers of scheduler that take task and
+// that lotus would admit it on (their reported resources and the tasks they run), and
+// reserves the task's resources there until release is called. As lotus's schedulers:
+// a PoSt request fails at once when no worker of its scheduler is registered; otherwise
+// sealing and Window PoSt requests wait for a worker to be ready, Winning PoSt
+// (primary=false) fails at once.
+func (m *LotusMiner) pickWorker(ctx context.Context, scheduler string, task sealtasks.TaskType, spt abi.RegisteredSealProof) (*minerWorker, func(), error) {
 	for {
 		m.mu.Lock()
 		var ready []*minerWorker
+		registered := 0
 		for _, w := range m.workers {
+			if w.scheduler == scheduler {
+				registered++
+			}
 			if _, ok := w.tasks[task]; ok && w.enabled && w.scheduler == scheduler {
 				ready = append(ready, w)
 			}
 		}
+		if registered == 0 && scheduler != "sealing" {
+			m.mu.Unlock()
+			return nil, nil, fmt.Errorf("%w: can't find %s post worker", errNoWorker, task)
+		}
+		rand.Shuffle(len(ready), func(i, j int) { ready[i], ready[j] = ready[j], ready[i] })
+		for _, w := range ready {
+			if release, ok := w.reserve(task, spt); ok {
+				m.mu.Unlock()
+				return w, m.releaser(release), nil
+			}
+		}
 		m.mu.Unlock()
-		if len(ready) > 0 {
-			return ready[rand.IntN(len(ready))], nil
+		if scheduler == "winning" {
+			return nil, nil, fmt.Errorf("%w: can't find %s post worker", errNoWorker, task)
 		}
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("%w (%s, %s): %w", errNoWorker, scheduler, task, ctx.Err())
+			return nil, nil, fmt.Errorf("%w (%s, %s): %w", errNoWorker, scheduler, task, ctx.Err())
 		case <-time.After(20 * time.Millisecond):
 		}
+	}
+}
+
+// releaser makes a reservation's release safe to call once, from anywhere.
+func (m *LotusMiner) releaser(release func()) func() {
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			m.mu.Lock()
+			defer m.mu.Unlock()
+			release()
+		})
 	}
 }
 
@@ -163,11 +197,26 @@ func (m *LotusMiner) WaitWorkers(ctx context.Context, schedulers ...string) erro
 		if !ok {
 			return fmt.Errorf("kit: unknown scheduler %q", s)
 		}
-		if _, err := m.pickWorker(ctx, s, task); err != nil {
-			return err
+		for !m.hasWorker(s, task) {
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("%w (%s, %s): %w", errNoWorker, s, task, ctx.Err())
+			case <-time.After(20 * time.Millisecond):
+			}
 		}
 	}
 	return nil
+}
+
+func (m *LotusMiner) hasWorker(scheduler string, task sealtasks.TaskType) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, w := range m.workers {
+		if _, ok := w.tasks[task]; ok && w.enabled && w.scheduler == scheduler {
+			return true
+		}
+	}
+	return false
 }
 
 // WorkerCount is the number of registered workers (enabled or not).
