@@ -71,7 +71,8 @@ func TestLotusWinningPoSt(t *testing.T) {
 }
 
 // TestLotusWindowPoStSkipsUnreadableSector: five sectors make three partitions (two
-// sectors each at 2 KiB), proved in parallel by the wdpost role. Sector 23 cannot be
+// sectors each at 2 KiB), sent in parallel to the wdpost role (two at a time: the limit
+// its Info reports). Sector 23 cannot be
 // read from storage: its partition answers exactly Skipped = [23] and no proof, the other
 // partitions' proofs verify. The miner then proves again without sector 23 (as lotus
 // does with skipped sectors) and every partition verifies.
@@ -110,6 +111,11 @@ func TestLotusWindowPoStSkipsUnreadableSector(t *testing.T) {
 		}
 	}
 
+	// The worker reports MaxConcurrent 2 for Window PoSt (post-max-concurrent): the miner
+	// ran two of the three partitions at once, never three.
+	if n := m.PeakPoStCalls("window"); n != 2 {
+		t.Fatalf("%d Window PoSt partitions in flight at most, want 2", n)
+	}
 	// Partition 0's proof is not partition 2's.
 	public := make([]kit.PoStSector, len(sectors))
 	for i, s := range sectors {

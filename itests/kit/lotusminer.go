@@ -54,6 +54,8 @@ type LotusMiner struct {
 	vanilla  map[vanillaKey][]byte
 	calls    map[storiface.CallID]*callState
 	dups     int
+	inflight map[string]int // PoSt calls in flight per scheduler
+	peak     map[string]int // their maximum
 }
 
 // LotusMinerOptions tune the simulation.
@@ -83,7 +85,7 @@ func StartLotusMiner(t testing.TB, o LotusMinerOptions) *LotusMiner {
 	m := &LotusMiner{
 		t: t, opts: o, secret: []byte(uuid.NewString() + uuid.NewString()), session: uuid.New(),
 		workers: map[uuid.UUID]*minerWorker{}, sectors: map[abi.SectorNumber]*Sector{}, broken: map[abi.SectorNumber]bool{},
-		vanilla: map[vanillaKey][]byte{}, calls: map[storiface.CallID]*callState{},
+		vanilla: map[vanillaKey][]byte{}, calls: map[storiface.CallID]*callState{}, inflight: map[string]int{}, peak: map[string]int{},
 	}
 	if err := m.serve("127.0.0.1:0"); err != nil {
 		t.Fatal(err)

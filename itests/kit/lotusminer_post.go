@@ -173,6 +173,7 @@ func (m *LotusMiner) windowPartition(ctx context.Context, ppt abi.RegisteredPoSt
 		return nil, nil, err
 	}
 	defer release()
+	defer m.callInFlight("window")()
 	res, err := w.api.GenerateWindowPoSt(ctx, ppt, FixtureMiner, part, k, rnd)
 	if err != nil {
 		return nil, nil, err
@@ -198,6 +199,7 @@ func (m *LotusMiner) WinningPoSt(ctx context.Context, t testing.TB, ppt abi.Regi
 		return nil, err
 	}
 	defer release()
+	defer m.callInFlight("winning")()
 	proofs, err := w.api.GenerateWinningPoSt(ctx, ppt, FixtureMiner, []storiface.PostSectorChallenge{ch}, rnd)
 	if err != nil {
 		return nil, err
@@ -224,4 +226,25 @@ func masked(t testing.TB, randomness []byte) abi.PoStRandomness {
 		t.Fatalf("kit: PoSt randomness of %d bytes, want 32", len(randomness))
 	}
 	return slices.Clone(r[:])
+}
+
+// callInFlight counts a PoSt call of scheduler until the returned function is called.
+func (m *LotusMiner) callInFlight(scheduler string) func() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.inflight[scheduler]++
+	m.peak[scheduler] = max(m.peak[scheduler], m.inflight[scheduler])
+	return func() {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		m.inflight[scheduler]--
+	}
+}
+
+// PeakPoStCalls is the largest number of PoSt calls of scheduler ("window", "winning")
+// that were in flight at once.
+func (m *LotusMiner) PeakPoStCalls(scheduler string) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.peak[scheduler]
 }
