@@ -10,9 +10,19 @@ using namespace snarkpipe;
 namespace {
 
 // snarkpipe_fr_ntt flags: bit 0 DIT; bits 8..12 the tile log; bit 13 the legacy kernel
-// (ntt_pass, for comparisons: cuda.Lib.NTTTile passes its tileLog argument into bits 8..15,
-// so a tileLog of 0x20 | tile selects it).
+// (ntt_pass), bit 14 no direct twiddle tables, both for comparisons (cuda.Lib.NTTTile
+// passes its tileLog argument into bits 8..15: a tileLog of 0x20 | tile selects the
+// legacy kernel).
 constexpr int32_t kNttFlagLegacy = 1 << 13;
+constexpr int32_t kNttFlagNoDirect = 1 << 14;
+
+NttOptions ntt_options(int32_t flags) {
+  NttOptions o;
+  o.tile_log = (flags >> 8) & 0x1f;
+  o.legacy = (flags & kNttFlagLegacy) != 0;
+  o.no_direct_twiddles = (flags & kNttFlagNoDirect) != 0;
+  return o;
+}
 
 template <class F>
 F from_host(const void* p) {
@@ -28,9 +38,7 @@ extern "C" {
 snarkpipe_status* snarkpipe_fr_ntt(snarkpipe_ctx* ctx, void* d_data, uint32_t lg_n, const void* h_root, int32_t flags) {
   return guarded(ctx, [&] {
     if (!d_data || !h_root) invalid("nil argument");
-    NttOptions o;
-    o.tile_log = (flags >> 8) & 0x1f;
-    o.legacy = (flags & kNttFlagLegacy) != 0;
+    const NttOptions o = ntt_options(flags);
     ntt_run(static_cast<Fr*>(d_data), int(lg_n), from_host<Fr>(h_root), (flags & 1) != 0, ctx->stream, o);
   });
 }
@@ -42,9 +50,7 @@ snarkpipe_status* snarkpipe_fr_ntt_coset(snarkpipe_ctx* ctx, void* d_data, uint3
     if (lg_n > 28) invalid("ntt: lg_n must be in [0, 28]");
     Fr* data = static_cast<Fr*>(d_data);
     const Fr c = from_host<Fr>(h_c), g = from_host<Fr>(h_g);
-    NttOptions o;
-    o.tile_log = (flags >> 8) & 0x1f;
-    o.legacy = (flags & kNttFlagLegacy) != 0;
+    NttOptions o = ntt_options(flags);
     if (o.legacy) {  // no fusions there: a separate scaling pass
       scale_run(data, int(lg_n), c, &g, false, ctx->stream);
       ntt_run(data, int(lg_n), from_host<Fr>(h_root), (flags & 1) != 0, ctx->stream, o);

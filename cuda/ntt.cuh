@@ -83,6 +83,9 @@ static __global__ void ntt_pass(Fr* __restrict__ data, int lg_n, int t, int lg_s
 
 constexpr int kNttMaxStages = 10;  // per pass
 constexpr int kNttTileLog = 11;    // default log2 of the elements per block, at most
+// Passes whose twiddle exponents span at most 2^kNttDirectTwiddleLog values (lg_s + t)
+// read them from one table of that size (8 MiB at 18: stays in L2).
+constexpr int kNttDirectTwiddleLog = 18;
 
 // NttOptions: tile_log (10..11, 0 = default) bounds the elements one block holds in
 // shared memory; legacy selects ntt_pass (one butterfly per thread per stage, kept for
@@ -91,6 +94,7 @@ constexpr int kNttTileLog = 11;    // default log2 of the elements per block, at
 struct NttOptions {
   int tile_log = 0;
   bool legacy = false;
+  bool no_direct_twiddles = false;  // two-table inter-pass twiddles everywhere (comparisons)
   NttFuse fuse = {};
 };
 
@@ -131,8 +135,19 @@ inline void ntt_run_legacy(Fr* data, int lg_n, const Fr& root, bool dit, cudaStr
   }
 }
 
+// NttDirectTwiddles owns the per-pass direct twiddle tables of one transform.
+struct NttDirectTwiddles {
+  Buf<Fr>* b[4] = {};
+  NttDirectTwiddles() = default;
+  NttDirectTwiddles(const NttDirectTwiddles&) = delete;
+  NttDirectTwiddles& operator=(const NttDirectTwiddles&) = delete;
+  ~NttDirectTwiddles() {
+    for (Buf<Fr>* p : b) delete p;
+  }
+};
+
 inline void ntt_run_radix8(Fr* data, int lg_n, const Fr& root, bool dit, cudaStream_t s, int tile_log,
-                           const NttFuse& fuse) {
+                           const NttFuse& fuse, bool direct_twiddles) {
   PowTablesBuf tables(root, lg_n, s);
   int ts[4], lgs[4];
   const int P = ntt_plan(lg_n, ts, lgs);
@@ -142,6 +157,15 @@ inline void ntt_run_radix8(Fr* data, int lg_n, const Fr& root, bool dit, cudaStr
   Buf<Fr> W(size_t(1) << (w_log - 1), s);
   pow_table<<<blocks_for(1u << (w_log - 1), 128), 128, 0, s>>>(W.p, 1u << (w_log - 1), root, lg_n - w_log, root, false);
   SP_LAUNCHED("pow_table");
+  NttDirectTwiddles direct;
+  for (int p = 0; p < P; p++) {
+    const int span = lgs[p] + ts[p];
+    if (!direct_twiddles || lgs[p] == 0 || span > kNttDirectTwiddleLog) continue;
+    direct.b[p] = new Buf<Fr>(size_t(1) << span, s);
+    ntt_direct_twiddles<<<blocks_for(1u << span, 128), 128, 0, s>>>(direct.b[p]->p, 1u << span, tables.view(),
+                                                                    lg_n - span);
+    SP_LAUNCHED("ntt_direct_twiddles");
+  }
   const int max_smem = (1 << kNttTileLog) * int(sizeof(Fr));
   SP_CUDA(cudaFuncSetAttribute(ntt_pass_radix8<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
   SP_CUDA(cudaFuncSetAttribute(ntt_pass_radix8<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
@@ -159,6 +183,7 @@ inline void ntt_run_radix8(Fr* data, int lg_n, const Fr& root, bool dit, cudaStr
     g.W = W.p;
     g.w_log = w_log;
     g.tw = tables.view();
+    g.tw_direct = direct.b[p] ? direct.b[p]->p : nullptr;
     const int tb = g.t + g_log;
     const uint32_t threads = 1u << (tb - 3);
     const uint64_t blocks = uint64_t(1) << (lg_n - tb);
@@ -205,7 +230,7 @@ inline void ntt_run(Fr* data, int lg_n, const Fr& root, bool dit, cudaStream_t s
   const bool fused = o.fuse.pre.on || o.fuse.post.on || o.fuse.qb;
   if (o.legacy && fused) invalid("ntt: the legacy kernel has no fusions");
   if (!o.legacy && lg_n >= 3) {
-    ntt_run_radix8(data, lg_n, root, dit, s, tile_log, o.fuse);
+    ntt_run_radix8(data, lg_n, root, dit, s, tile_log, o.fuse, !o.no_direct_twiddles);
     return;
   }
   ntt_apply_unfused(data, lg_n, o.fuse.pre, s);

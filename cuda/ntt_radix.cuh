@@ -52,6 +52,9 @@ struct NttPassGeom {
   const Fr* W;  // W[m] = ω_{2^w_log}^m
   int w_log;
   PowTables tw;  // powers of ω_N for the inter-pass twiddles
+  // tw_direct, when set: tw_direct[y] = ω_N^(y << (lg_n − lg_s − t)) for y < 2^(lg_s + t),
+  // one load instead of two loads and a product (the host builds it for small lg_s + t).
+  const Fr* tw_direct;
 };
 
 // ntt_global_index maps tile index k of block blk to the element's global index.
@@ -70,8 +73,15 @@ __device__ __forceinline__ uint32_t ntt_global_index(const NttPassGeom& g, uint3
 // ntt_interpass_twiddle: ω_N^(g·bitrev_t(e) << (lg_n − lg_s − t)), 1 when the exponent is 0.
 __device__ __forceinline__ void ntt_apply_interpass(const NttPassGeom& g, uint32_t grp, uint32_t pos, Fr& x) {
   if (g.lg_s == 0) return;
-  const uint32_t ex = (grp * bitrev(pos, g.t)) << (g.lg_n - g.lg_s - g.t);
-  if (ex) x = x * g.tw.at(ex);
+  const uint32_t y = grp * bitrev(pos, g.t);
+  if (!y) return;
+  x = x * (g.tw_direct ? load16(g.tw_direct + y) : g.tw.at(uint64_t(y) << (g.lg_n - g.lg_s - g.t)));
+}
+
+// ntt_direct_twiddles: out[y] = tw(y << shift).
+static __global__ void ntt_direct_twiddles(Fr* __restrict__ out, uint32_t count, PowTables tw, int shift) {
+  const uint32_t y = blockIdx.x * blockDim.x + threadIdx.x;
+  if (y < count) store16(out + y, tw.at(uint64_t(y) << shift));
 }
 
 __device__ __forceinline__ void ntt_apply_scale(const NttScaleSpec& s, int lg_n, uint32_t p, Fr& x) {

@@ -64,6 +64,10 @@ func (c BenchConfig) Validate() error {
 // per thread per stage; cuda/fr.cu kNttFlagLegacy), kept for comparison rows and tests.
 const nttLegacy = 0x20
 
+// nttNoDirect in NTTTile's tileLog makes every pass compute its twiddles from two tables
+// (cuda/fr.cu kNttFlagNoDirect), for comparison rows.
+const nttNoDirect = 0x40
+
 const benchTableLog = 14 // bases are A[i mod 2^14] + B[i >> 14]
 
 // benchTablesG1 returns A[j] = (j+1)·G (2^lgA points) and B[k] = k·Q (2^13 points) for a
@@ -411,6 +415,13 @@ func benchNTT(w io.Writer, lib *cuda.Lib, ctx cuda.Ctx, cfg BenchConfig) error {
 			return err
 		}
 		benchRow(w, "ntt_forward_nr_legacy", cfg.NTTMaxLog, d)
+		d, err = benchTimer(cfg.Repeats, func() error {
+			return lib.NTTTile(ctx, data, uint32(cfg.NTTMaxLog), unsafe.Pointer(&root), false, nttNoDirect)
+		})
+		if err != nil {
+			return err
+		}
+		benchRow(w, "ntt_forward_nr_nodirect", cfg.NTTMaxLog, d)
 		d, err = benchTimer(cfg.Repeats, func() error {
 			return lib.NTTCoset(ctx, data, uint32(cfg.NTTMaxLog), unsafe.Pointer(&root), unsafe.Pointer(&one), unsafe.Pointer(&g), false, nttLegacy)
 		})

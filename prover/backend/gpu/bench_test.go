@@ -21,7 +21,7 @@ var (
 	gpuBenchLib = flag.String("gpubench.lib", "", "library to benchmark instead of the tests' one")
 	gpuBenchG1T = flag.String("gpubench.g1tune", "", "comma-separated window_bits values (tuning variants) for extra rows of the largest G1 MSM")
 	gpuBenchG2T = flag.String("gpubench.g2tune", "", "likewise for the largest G2 MSM")
-	gpuBenchCmp = flag.Bool("gpubench.compare", false, "add the legacy NTT rows and skip the window and tile sweeps")
+	gpuBenchCmp = flag.Bool("gpubench.compare", false, "add the legacy NTT rows and skip the window sweep")
 )
 
 // parseUints reads a comma-separated list of numbers (0x prefixes allowed).
@@ -62,11 +62,11 @@ func TestBenchFull(t *testing.T) {
 		cfg.G1MinLog, cfg.G2MinLog, cfg.NTTMinLog = int(m[0]), int(m[1]), int(m[2])
 	}
 	cfg.BatchLog = min(cfg.BatchLog, cfg.G1MaxLog)
+	cfg.NTTTileSweep = []int{10, 11}
 	if *gpuBenchCmp {
 		cfg.NTTLegacy = true
 	} else {
 		cfg.WindowSweep = []int{16, 18, 20, 22}
-		cfg.NTTTileSweep = []int{10, 11}
 	}
 	var err error
 	if cfg.G1Tunings, err = parseUints(*gpuBenchG1T); err != nil {

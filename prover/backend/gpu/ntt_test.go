@@ -48,8 +48,9 @@ func TestNTTMatchesGnark(t *testing.T) {
 		n := 1 << lg
 		d := fft.NewDomain(uint64(n))
 		for _, dit := range []bool{false, true} {
-			// 0: the library's default; nttLegacy|11: the one-butterfly-per-thread kernel.
-			for _, tile := range []int{0, 10, 11, nttLegacy | 11} {
+			// 0: the library's default; nttLegacy|11: the one-butterfly-per-thread kernel;
+			// nttNoDirect|11: two-table twiddles in every pass.
+			for _, tile := range []int{0, 10, 11, nttLegacy | 11, nttNoDirect | 11} {
 				v := randScalars(rng, n)
 				want := slices_clone(v)
 				if dit {
@@ -111,7 +112,7 @@ func TestBenchSmall(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, row := range []string{"g1_msm_random", "g1_msm_filecoin", "g2_msm_random", "ntt_forward_nr", "ntt_coset_nr", "g1_batch_add_half",
-		"ntt_forward_nr_legacy", "ntt_coset_nr_legacy", "g1_msm_random_t0x300", "g2_msm_random_t0x200"} {
+		"ntt_forward_nr_legacy", "ntt_forward_nr_nodirect", "ntt_coset_nr_legacy", "g1_msm_random_t0x300", "g2_msm_random_t0x200"} {
 		if !strings.Contains(out.String(), row) {
 			t.Errorf("bench output lacks %s:\n%s", row, out.String())
 		}
