@@ -22,6 +22,7 @@ type fakeService struct {
 	mu      sync.Mutex
 	err     error
 	lastC2  *sealer.SealCommit2Request
+	lastRef sealer.ProofTypeRef // of the last Preload or Evict
 	block   chan struct{} // when set, SealCommit2 waits for it (or ctx)
 	proof   []byte
 	calls   int
@@ -108,6 +109,9 @@ func (f *fakeService) Status(ctx context.Context) (*sealer.Status, error) {
 }
 
 func (f *fakeService) Preload(ctx context.Context, ref sealer.ProofTypeRef) (*sealer.PreloadResult, error) {
+	f.mu.Lock()
+	f.lastRef = ref
+	f.mu.Unlock()
 	if err := f.fail(); err != nil {
 		return nil, err
 	}
@@ -115,6 +119,9 @@ func (f *fakeService) Preload(ctx context.Context, ref sealer.ProofTypeRef) (*se
 }
 
 func (f *fakeService) Evict(ctx context.Context, ref sealer.ProofTypeRef) (bool, error) {
+	f.mu.Lock()
+	f.lastRef = ref
+	f.mu.Unlock()
 	return true, f.fail()
 }
 

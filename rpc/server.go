@@ -167,7 +167,7 @@ func (h *handler) Status(ctx context.Context) (*api.Status, error) {
 }
 
 func (h *handler) Preload(ctx context.Context, ref api.ProofTypeRef) (*api.PreloadResult, error) {
-	r, err := h.svc.Preload(ctx, sealer.ProofTypeRef{Seal: ref.Seal, PoSt: ref.PoSt})
+	r, err := h.svc.Preload(ctx, sealer.ProofTypeRef{Seal: ref.Seal, PoSt: ref.PoSt, Update: ref.Update})
 	if err != nil {
 		return nil, apiError(err)
 	}
@@ -175,7 +175,7 @@ func (h *handler) Preload(ctx context.Context, ref api.ProofTypeRef) (*api.Prelo
 }
 
 func (h *handler) Evict(ctx context.Context, ref api.ProofTypeRef) (bool, error) {
-	ok, err := h.svc.Evict(ctx, sealer.ProofTypeRef{Seal: ref.Seal, PoSt: ref.PoSt})
+	ok, err := h.svc.Evict(ctx, sealer.ProofTypeRef{Seal: ref.Seal, PoSt: ref.PoSt, Update: ref.Update})
 	return ok, apiError(err)
 }
 

@@ -303,3 +303,31 @@ func TestWebSocketClient(t *testing.T) {
 	_, err = c.Preload(context.Background(), api.ProofTypeRef{})
 	wantCode(t, "Preload with a write token over websocket", err, api.CodeForbidden)
 }
+
+// TestPreloadEvictUpdateRef: a SnapDeals proof type named in Preload and Evict reaches the
+// service as an update reference (before, the field did not exist and the ref arrived empty).
+func TestPreloadEvictUpdateRef(t *testing.T) {
+	f := &fakeService{}
+	url := serve(t, DefaultConfig(), f)
+	c := dial(t, url, token(t, api.PermAdmin))
+	ctx := context.Background()
+	up := abi.RegisteredUpdateProof_StackedDrg32GiBV1
+	check := func(what string) {
+		t.Helper()
+		f.mu.Lock()
+		got := f.lastRef
+		f.mu.Unlock()
+		if got.Update == nil || *got.Update != up || got.Seal != nil || got.PoSt != nil {
+			t.Fatalf("%s: service got %+v, want Update %v only", what, got, up)
+		}
+	}
+	if _, err := c.Preload(ctx, api.ProofTypeRef{Update: &up}); err != nil {
+		t.Fatal(err)
+	}
+	check("Preload")
+	f.lastRef = sealer.ProofTypeRef{}
+	if _, err := c.Evict(ctx, api.ProofTypeRef{Update: &up}); err != nil {
+		t.Fatal(err)
+	}
+	check("Evict")
+}

@@ -45,7 +45,7 @@ type SnarkPipe interface {
 	// Preload makes a proof type's parameters resident; Evict drops them.
 	Preload(ctx context.Context, ref ProofTypeRef) (*PreloadResult, error) // perm:admin
 	Evict(ctx context.Context, ref ProofTypeRef) (bool, error)             // perm:admin
-	// ProveReplicaUpdate2 proves a SnapDeals update (not implemented yet: CodeUnsupported).
+	// ProveReplicaUpdate2 proves a SnapDeals update (one proof per partition).
 	ProveReplicaUpdate2(ctx context.Context, req ReplicaUpdateRequest) (*ReplicaUpdateResult, error) // perm:write
 	// Version returns the API version.
 	Version(ctx context.Context) (string, error) // perm:read

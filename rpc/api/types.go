@@ -46,10 +46,11 @@ type PoStResult struct {
 	Job     JobInfo
 }
 
-// ProofTypeRef names one registered proof: exactly one of Seal and PoSt.
+// ProofTypeRef names one registered proof: exactly one of Seal, PoSt and Update (SnapDeals).
 type ProofTypeRef struct {
-	Seal *abi.RegisteredSealProof `json:",omitempty"`
-	PoSt *abi.RegisteredPoStProof `json:",omitempty"`
+	Seal   *abi.RegisteredSealProof   `json:",omitempty"`
+	PoSt   *abi.RegisteredPoStProof   `json:",omitempty"`
+	Update *abi.RegisteredUpdateProof `json:",omitempty"`
 }
 
 // PreloadResult says what Preload made resident.
