@@ -23,7 +23,7 @@ type fakeService struct {
 	err     error
 	lastC2  *sealer.SealCommit2Request
 	lastRef sealer.ProofTypeRef // of the last Preload or Evict
-	block   chan struct{} // when set, SealCommit2 waits for it (or ctx)
+	block   chan struct{}       // when set, SealCommit2 waits for it (or ctx)
 	proof   []byte
 	calls   int
 	started chan struct{}
