@@ -44,6 +44,7 @@ using Fp = Fe<FpParams>;
 using Fr = Fe<FrParams>;
 using FpInline = Fe<FpInlineParams>;
 using Fp2 = Ext2<Fp>;
+using Fp2Call = Ext2<Fp, true>;  // same layout; one call per Fp2 product
 
 using G1Affine = Affine<Fp>;
 using G1Xyzz = Xyzz<Fp>;

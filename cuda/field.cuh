@@ -301,7 +301,9 @@ struct alignas(16) Fe {
 };
 
 // Fp2 = Fp[u]/(u^2 + 1): c0 + c1·u, the layout of gnark-crypto's fptower.E2 {A0, A1}.
-template <class F>
+// CALL makes each Fp2 product and square one out-of-line call with its Fp products
+// inlined (instead of three or two calls), for the G2 accumulation's measurements.
+template <class F, bool CALL = false>
 struct alignas(16) Ext2 {
   F c0, c1;
 
@@ -318,17 +320,45 @@ struct alignas(16) Ext2 {
   // Karatsuba: (a0 + a1 u)(b0 + b1 u) = a0b0 - a1b1 + ((a0+a1)(b0+b1) - a0b0 - a1b1) u.
   // The two sums stay unreduced (< 2p): the Fp product accepts them (field.cuh, mul_inline).
   __device__ __forceinline__ Ext2 operator*(const Ext2& b) const {
-    F v0 = c0 * b.c0;
-    F v1 = c1 * b.c1;
-    F s = c0.add_unreduced(c1) * b.c0.add_unreduced(b.c1);
-    return Ext2{v0 - v1, s - v0 - v1};
+    if constexpr (CALL) {
+      return mul_call(*this, b);
+    } else {
+      return mul_with<false>(*this, b);
+    }
   }
 
   // (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u.
   __device__ __forceinline__ Ext2 sqr() const {
-    F m = c0 * c1;
-    return Ext2{c0.add_unreduced(c1) * (c0 - c1), m.dbl()};
+    if constexpr (CALL) {
+      return sqr_call(*this);
+    } else {
+      return sqr_with<false>(*this);
+    }
   }
+
+  // fmul: an Fp product, inlined when INL (inside the out-of-line Fp2 calls).
+  template <bool INL>
+  static __device__ __forceinline__ F fmul(const F& x, const F& y) {
+    if constexpr (INL) {
+      return F::mul_inline(x, y);
+    } else {
+      return x * y;
+    }
+  }
+  template <bool INL>
+  static __device__ __forceinline__ Ext2 mul_with(const Ext2& a, const Ext2& b) {
+    F v0 = fmul<INL>(a.c0, b.c0);
+    F v1 = fmul<INL>(a.c1, b.c1);
+    F s = fmul<INL>(a.c0.add_unreduced(a.c1), b.c0.add_unreduced(b.c1));
+    return Ext2{v0 - v1, s - v0 - v1};
+  }
+  template <bool INL>
+  static __device__ __forceinline__ Ext2 sqr_with(const Ext2& a) {
+    F m = fmul<INL>(a.c0, a.c1);
+    return Ext2{fmul<INL>(a.c0.add_unreduced(a.c1), a.c0 - a.c1), m.dbl()};
+  }
+  static __device__ __noinline__ Ext2 mul_call(const Ext2 a, const Ext2 b) { return mul_with<true>(a, b); }
+  static __device__ __noinline__ Ext2 sqr_call(const Ext2 a) { return sqr_with<true>(a); }
 
   // 1/(a0 + a1 u) = (a0 - a1 u)/(a0^2 + a1^2).
   __device__ Ext2 inv() const {

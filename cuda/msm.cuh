@@ -210,7 +210,8 @@ inline uint32_t msm_window_bits(uint64_t n) {
 
 // MsmTuning is the window_bits argument of snarkpipe_g1_msm / g2_msm: bits 0..7 the
 // window width (0 = auto), the higher bits tuning choices for measurements (0 = default):
-// bit 8 G1 accumulation with inlined Fp products, bit 9 the prefetching accumulation,
+// bit 8 accumulation with inlined products (G1: Fp products inline; G2: one call per Fp2
+// product, its Fp products inline), bit 9 the prefetching accumulation,
 // bits 12..15 log2 of the buckets per bucket-reduction thread, bits 16..19 log2 of the
 // largest segment per accumulation thread.
 struct MsmTuning {
@@ -227,8 +228,9 @@ struct MsmTuning {
   }
 };
 
-// msm_launch_segments picks the accumulation kernel: for G1, inline_mul instantiates it
-// on FpInline (Fp with inlined products; the same layout, so the buffers are reinterpreted).
+// msm_launch_segments picks the accumulation kernel: inline_mul instantiates it on
+// FpInline for G1 (Fp with inlined products) and on Fp2Call for G2 (one call per Fp2
+// product); the layouts are the same, so the buffers are reinterpreted.
 template <class F>
 void msm_launch_segments(const MsmTuning& tu, unsigned blocks, cudaStream_t s, const Affine<F>* bases,
                          const uint32_t* keys, const uint32_t* vals, uint32_t m, uint32_t K, int c,
@@ -251,6 +253,21 @@ void msm_launch_segments(const MsmTuning& tu, unsigned blocks, cudaStream_t s, c
       return;
     }
 #endif
+  }
+  if constexpr (std::is_same_v<F, Fp2>) {
+    if (tu.inline_mul) {
+      using FC = Fp2Call;
+      auto* b = reinterpret_cast<const Affine<FC>*>(bases);
+      auto* bk = reinterpret_cast<Xyzz<FC>*>(buckets);
+      auto* l = reinterpret_cast<Xyzz<FC>*>(lo);
+      auto* h = reinterpret_cast<Xyzz<FC>*>(hi);
+      if (tu.prefetch)
+        msm_segments<FC, true><<<blocks, 128, 0, s>>>(b, keys, vals, m, K, c, start, end, bk, l, h);
+      else
+        msm_segments<FC, false><<<blocks, 128, 0, s>>>(b, keys, vals, m, K, c, start, end, bk, l, h);
+      SP_LAUNCHED("msm_segments");
+      return;
+    }
   }
   if (tu.prefetch)
     msm_segments<F, true><<<blocks, 128, 0, s>>>(bases, keys, vals, m, K, c, start, end, buckets, lo, hi);

@@ -438,9 +438,6 @@ func TestMSMTuningVariantsAgree(t *testing.T) {
 			if !got1.Equal(&want1) {
 				t.Errorf("G1 %s tuning %#x: mismatch", kind, tu)
 			}
-			if tu&msmTuneInlineMul != 0 {
-				continue // G1 only
-			}
 			got2, err := b.MSMG2(g2b, 0, s)
 			if err != nil {
 				t.Fatal(err)
