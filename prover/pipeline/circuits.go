@@ -51,9 +51,10 @@ func newCircuits(store *srs.Recordings, hints *hintStore) *circuits {
 }
 
 // prepare returns the hint of c's circuit id, valid for this process's circuit code. The
-// first call per id synthesizes c once into the key hasher (no memory beyond counters) to
-// learn the recording key; a key without a matching hint is looked up in the store or
-// recorded. Concurrent callers for one id wait for the first.
+// first call per id learns the recording key: when the store may hold a recording of the
+// id, by synthesizing c into the key hasher alone (no memory beyond counters), then looking
+// the key up in the store or recording; otherwise (a cold start) by recording c in the
+// same synthesis (recordOnce). Concurrent callers for one id wait for the first.
 func (cs *circuits) prepare(ctx context.Context, c prover.Circuit) (Hint, error) {
 	id := c.ID()
 	for {
@@ -87,6 +88,9 @@ func (cs *circuits) prepare(ctx context.Context, c prover.Circuit) (Hint, error)
 
 func (cs *circuits) probe(c prover.Circuit) (Hint, error) {
 	id := c.ID()
+	if !cs.storeMayHold(id) {
+		return cs.recordOnce(c)
+	}
 	k := newKeyCS()
 	if err := contain(id, func() error { return c.Synthesize(k) }); err != nil {
 		return Hint{}, fmt.Errorf("pipeline: synthesizing %s: %w", id, err)
@@ -145,19 +149,13 @@ func (cs *circuits) lookupOrRecord(c prover.Circuit, key srs.RecordingKey) (*r1c
 			return nil, err
 		}
 	}
-	var capacity r1cs.Capacity
-	if h, ok := cs.hints.get(id); ok {
-		capacity = h.capacity()
+	got, s, err := cs.record(c)
+	if err != nil {
+		return nil, err
 	}
-	rec := r1cs.NewRecorder(capacity)
-	k := newKeyCS()
-	if err := contain(id, func() error { return c.Synthesize(recordingCS{key: k, rec: rec}) }); err != nil {
-		return nil, fmt.Errorf("pipeline: recording %s: %w", id, err)
-	}
-	if got := k.key(); got != key {
+	if got != key {
 		return nil, fmt.Errorf("%w: %s synthesizes differently from one call to the next", ErrCircuitChanged, id)
 	}
-	s := rec.Finish()
 	cs.count("recorded")
 	if cs.store != nil {
 		if err := cs.store.Save(id, key, s); err != nil {
@@ -165,6 +163,23 @@ func (cs *circuits) lookupOrRecord(c prover.Circuit, key srs.RecordingKey) (*r1c
 		}
 	}
 	return s, nil
+}
+
+// record synthesizes c once into the recorder and the key hasher together (recordingCS),
+// the recorder pre-sized from the id's hint when there is one. It returns the key of that
+// synthesis and the finished recording.
+func (cs *circuits) record(c prover.Circuit) (srs.RecordingKey, *r1cs.Shape, error) {
+	id := c.ID()
+	var capacity r1cs.Capacity
+	if h, ok := cs.hints.get(id); ok {
+		capacity = h.capacity()
+	}
+	rec := r1cs.NewRecorder(capacity)
+	k := newKeyCS()
+	if err := contain(id, func() error { return c.Synthesize(recordingCS{key: k, rec: rec}) }); err != nil {
+		return srs.RecordingKey{}, nil, fmt.Errorf("pipeline: recording %s: %w", id, err)
+	}
+	return k.key(), rec.Finish(), nil
 }
 
 func (cs *circuits) count(outcome string) {
