@@ -27,13 +27,22 @@
 //
 // # Recordings and witness-only synthesis
 //
-// The first time a process sees a circuit id it synthesizes one circuit into a hasher that
-// computes the recording key (a 128-bit hash of every allocation and every row's raw terms)
-// without storing anything. The key names the recording on disk (RecordingsDir, with the
-// shape-file format version, under a disk budget), so a changed gadget never reuses a
-// stale recording; a missing, corrupt or other-version file is recorded again. Capacity
-// hints (sizes, memory) are kept per circuit id beside the recordings, so a restarted
-// service admits and refuses jobs before synthesizing anything.
+// The first time a process sees a circuit id it learns the recording key (a 128-bit hash
+// of every allocation and every row's raw terms). The key names the recording on disk
+// (RecordingsDir, with the shape-file format version, under a disk budget), so a changed
+// gadget never reuses a stale recording; a missing, corrupt or other-version file is
+// recorded again. Capacity hints (sizes, memory) are kept per circuit id beside the
+// recordings, so a restarted service admits and refuses jobs before synthesizing anything.
+//
+// As the key is a hash of the synthesis, the disk can only be searched after one. So the
+// pipeline first looks for a file of the circuit id under any key. When there is one
+// (a restart), it synthesizes into the hasher alone, which stores nothing, then loads the
+// file of that key, or records in a second synthesis when the file is of other circuit
+// code or corrupt. When there is none (a cold start, or no RecordingsDir), nothing on disk
+// can match, so it synthesizes once into the hasher and the recorder together, saves the
+// recording and keeps it for the load: one synthesis instead of two, with the memory of
+// the recording pass it replaces. The key is the same either way (the hasher sees each
+// row before the recorder merges its terms).
 //
 // Every later partition runs only witness generation: the circuit's WitnessFiller when it
 // has one, otherwise Synthesize into a constraint system that stores values and ignores
