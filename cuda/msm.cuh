@@ -235,6 +235,12 @@ template <class F>
 void msm_launch_segments(const MsmTuning& tu, unsigned blocks, cudaStream_t s, const Affine<F>* bases,
                          const uint32_t* keys, const uint32_t* vals, uint32_t m, uint32_t K, int c,
                          const uint32_t* start, const uint32_t* end, Xyzz<F>* buckets, Xyzz<F>* lo, Xyzz<F>* hi) {
+#ifdef SP_NO_MSM_VARIANTS
+  // Comparison builds: the default kernel only (faster to compile).
+  if (tu.inline_mul || tu.prefetch) invalid("msm: built without the accumulation variants (SP_NO_MSM_VARIANTS)");
+  msm_segments<F, false><<<blocks, 128, 0, s>>>(bases, keys, vals, m, K, c, start, end, buckets, lo, hi);
+  SP_LAUNCHED("msm_segments");
+#else
   if constexpr (std::is_same_v<F, Fp>) {
 #ifdef SP_NO_MSM_INLINE
     if (tu.inline_mul) invalid("msm: built without the inlined-product accumulation (SP_NO_MSM_INLINE)");
@@ -274,6 +280,7 @@ void msm_launch_segments(const MsmTuning& tu, unsigned blocks, cudaStream_t s, c
   else
     msm_segments<F, false><<<blocks, 128, 0, s>>>(bases, keys, vals, m, K, c, start, end, buckets, lo, hi);
   SP_LAUNCHED("msm_segments");
+#endif
 }
 
 template <class F>
