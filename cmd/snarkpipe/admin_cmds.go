@@ -135,7 +135,13 @@ func printStatus(w io.Writer, st *api.Status) {
 	fmt.Fprintln(w)
 	var served []string
 	for _, p := range st.ProofTypes {
-		if p.Servable {
+		if !p.Servable {
+			continue
+		}
+		if p.Kind == "update" {
+			// Update proof names equal the V1 seal names: qualify them.
+			served = append(served, "update:"+p.Name)
+		} else {
 			served = append(served, p.Name)
 		}
 	}

@@ -22,7 +22,7 @@ import (
 
 var workerCmd = &cli.Command{
 	Name:        "worker",
-	Usage:       "lotus-worker mode: lotus-miner delegates C2 and Window/Winning PoSt to this process",
+	Usage:       "lotus-worker mode: lotus-miner delegates C2, SnapDeals (ProveReplicaUpdate2) and Window/Winning PoSt to this process",
 	Subcommands: []*cli.Command{workerRunCmd},
 }
 
@@ -30,8 +30,10 @@ var workerRunCmd = &cli.Command{
 	Name:  "run",
 	Usage: "start the proving service and register each role with lotus-miner (WorkerConnect)",
 	Description: `Each role is its own lotus worker (own URL /<role>/rpc/v0 and Session UUID, kept in
---state-dir): c2 takes SealCommit2, wdpost GenerateWindowPoSt, winpost GenerateWinningPoSt.
-On the miner, set [Storage] AllowCommit = false to send every C2 here, and
+--state-dir): c2 takes SealCommit2 and, while update parameters are servable,
+ProveReplicaUpdate2; wdpost GenerateWindowPoSt; winpost GenerateWinningPoSt.
+On the miner, set [Storage] AllowCommit = false to send every C2 here,
+[Storage] AllowProveReplicaUpdate2 = false to send every SnapDeals proof here, and
 [Proving] DisableBuiltinWindowPoSt / DisableBuiltinWinningPoSt for PoSt.`,
 	Flags: []cli.Flag{
 		&cli.StringFlag{Name: "miner-api-info", EnvVars: []string{"MINER_API_INFO"}, Required: true, Usage: "TOKEN:MULTIADDR of lotus-miner (`lotus-miner auth api-info --perm admin`)"},
