@@ -55,10 +55,31 @@ type Backend struct {
 	device int
 	window uint32
 
+	// mu is the device lock: it owns the context's stream and timing events, the
+	// quotient constants, the loaded shapes and their proof pools. A proof holds it from
+	// its upload to its last MSM.
 	mu      sync.Mutex
 	ctx     cuda.Ctx
 	closed  bool
 	domains map[int]*quotientConsts
+	shapes  map[*residentShape]struct{} // loaded and not closed: the owners of proof pools
+	pooled  uint64                      // device bytes held by proof pools (pool.go)
+	trims   uint64                      // pool trims after an out-of-memory failure
+
+	// life is held shared by calls that only need the context to exist, not its stream
+	// (host page-locking, pin.go), and exclusively by Close while it destroys the
+	// context; so those calls never wait for a proof. Lock order: mu, then life.
+	life sync.RWMutex
+
+	hooks testHooks
+}
+
+// testHooks let tests observe and fail device allocations and hold a proof in progress.
+// They are set before the backend is shared and read under mu; nil in production.
+type testHooks struct {
+	alloc     func(bytes uint64) error // runs before every allocation; an error fails it
+	free      func(p cuda.DevPtr)      // runs after every free
+	proofHeld func()                   // runs inside a resident proof's device lock
 }
 
 var _ backend.Backend = (*Backend)(nil)
@@ -88,7 +109,7 @@ func New(cfg Config) (*Backend, error) {
 		return nil, err
 	}
 	return &Backend{lib: lib, info: info, device: cfg.Device, window: uint32(cfg.WindowBits), ctx: ctx,
-		domains: make(map[int]*quotientConsts)}, nil
+		domains: make(map[int]*quotientConsts), shapes: make(map[*residentShape]struct{})}, nil
 }
 
 // Name is "gpu<ordinal>".
@@ -97,15 +118,19 @@ func (b *Backend) Name() string { return fmt.Sprintf("gpu%d", b.device) }
 // Device describes the GPU.
 func (b *Backend) Device() cuda.DeviceInfo { return b.info }
 
-// Close releases the context; bases still open become unusable.
+// Close frees the proof pools and releases the context; bases and shapes still open
+// become unusable.
 func (b *Backend) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
 		return nil
 	}
+	_, trimErr := b.trimLocked(b.ctx, nil)
+	b.life.Lock()
+	defer b.life.Unlock()
 	b.closed = true
-	return b.lib.FreeCtx(b.ctx)
+	return errors.Join(trimErr, b.lib.FreeCtx(b.ctx))
 }
 
 // wrap turns library failures into backend errors; *cuda.StatusError stays reachable
@@ -127,15 +152,34 @@ func (b *Backend) call(f func(ctx cuda.Ctx) error) error {
 	return f(b.ctx)
 }
 
+// alloc allocates device memory on the held context (through the test hook, if set).
+func (b *Backend) alloc(ctx cuda.Ctx, bytes uint64) (cuda.DevPtr, error) {
+	if b.hooks.alloc != nil {
+		if err := b.hooks.alloc(bytes); err != nil {
+			return 0, err
+		}
+	}
+	return b.lib.Alloc(ctx, bytes)
+}
+
+// free releases device memory from alloc on the held context.
+func (b *Backend) free(ctx cuda.Ctx, p cuda.DevPtr) error {
+	err := b.lib.Free(ctx, p)
+	if b.hooks.free != nil {
+		b.hooks.free(p)
+	}
+	return err
+}
+
 // devBuf uploads bytes of host memory to a fresh device buffer; free must be called.
 func (b *Backend) devBuf(ctx cuda.Ctx, src unsafe.Pointer, bytes uint64) (cuda.DevPtr, error) {
-	p, err := b.lib.Alloc(ctx, bytes)
+	p, err := b.alloc(ctx, bytes)
 	if err != nil {
 		return 0, err
 	}
 	if src != nil && bytes > 0 {
 		if err := b.lib.Upload(ctx, p, src, bytes); err != nil {
-			_ = b.lib.Free(ctx, p)
+			_ = b.free(ctx, p)
 			return 0, err
 		}
 	}
@@ -166,7 +210,7 @@ func (d *deviceBases) Close() error {
 		return nil
 	}
 	d.freed = true
-	return d.b.call(func(ctx cuda.Ctx) error { return wrap("free bases", d.b.lib.Free(ctx, d.ptr)) })
+	return d.b.call(func(ctx cuda.Ctx) error { return wrap("free bases", d.b.free(ctx, d.ptr)) })
 }
 
 // at returns the device address of base offset, checking that [offset, offset+n) exists.
@@ -217,12 +261,17 @@ func (b *Backend) LoadG2(points []bls.G2Affine) (backend.G2Bases, error) {
 	return &g2Bases{deviceBases{b: b, ptr: ptr, n: len(points), g2: true}}, nil
 }
 
+// upload copies host memory to a fresh device buffer; when the device is out of memory
+// it trims the idle proof pools and tries once more (a key loaded beside a resident
+// shape whose pool outlived its proofs).
 func (b *Backend) upload(p unsafe.Pointer, bytes uint64) (cuda.DevPtr, error) {
 	var ptr cuda.DevPtr
 	err := b.call(func(ctx cuda.Ctx) error {
-		var err error
-		ptr, err = b.devBuf(ctx, p, bytes)
-		return err
+		return b.retryOnOOM(ctx, nil, func() error {
+			var err error
+			ptr, err = b.devBuf(ctx, p, bytes)
+			return err
+		})
 	})
 	return ptr, err
 }

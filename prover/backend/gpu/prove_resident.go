@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"errors"
 	"fmt"
 	"time"
 	"unsafe"
@@ -12,17 +13,22 @@ import (
 )
 
 // proofBufs are one proof's device vectors: z = inputs ‖ aux and the three row
-// evaluations over the domain (a ends up holding h).
+// evaluations over the domain (a ends up holding h). They come from the shape's pool
+// (pool.go) and hold the previous proof's values until each stage rewrites them.
 type proofBufs struct {
 	z, a, b, c cuda.DevPtr
 }
 
-func (p *proofBufs) free(b *Backend, ctx cuda.Ctx) {
+// free releases the vectors allocated so far.
+func (p *proofBufs) free(b *Backend, ctx cuda.Ctx) error {
+	var errs []error
 	for _, d := range []cuda.DevPtr{p.z, p.a, p.b, p.c} {
 		if d != 0 {
-			_ = b.lib.Free(ctx, d)
+			errs = append(errs, b.free(ctx, d))
 		}
 	}
+	*p = proofBufs{}
+	return errors.Join(errs...)
 }
 
 func checkAssignment(rs *residentShape, inputs, aux []fr.Element) error {
@@ -32,13 +38,9 @@ func checkAssignment(rs *residentShape, inputs, aux []fr.Element) error {
 	return nil
 }
 
-// uploadZ copies inputs ‖ aux into one device vector: the only per-proof upload.
+// uploadZ copies inputs ‖ aux into p.z: the only per-proof upload.
 func (b *Backend) uploadZ(ctx cuda.Ctx, rs *residentShape, inputs, aux []fr.Element, p *proofBufs) error {
-	var err error
-	if p.z, err = b.lib.Alloc(ctx, uint64(rs.inputs+rs.aux)*frBytes); err != nil {
-		return err
-	}
-	if err = b.lib.Upload(ctx, p.z, unsafe.Pointer(&inputs[0]), uint64(rs.inputs)*frBytes); err != nil {
+	if err := b.lib.Upload(ctx, p.z, unsafe.Pointer(&inputs[0]), uint64(rs.inputs)*frBytes); err != nil {
 		return err
 	}
 	if rs.aux == 0 {
@@ -49,14 +51,8 @@ func (b *Backend) uploadZ(ctx cuda.Ctx, rs *residentShape, inputs, aux []fr.Elem
 
 // evalRows computes a, b, c = A·z, B·z, C·z over the whole domain (zero past the rows).
 func (b *Backend) evalRows(ctx cuda.Ctx, rs *residentShape, p *proofBufs) error {
-	bytes := uint64(rs.domain) * frBytes
-	outs := []*cuda.DevPtr{&p.a, &p.b, &p.c}
-	for i, out := range outs {
-		var err error
-		if *out, err = b.lib.Alloc(ctx, bytes); err != nil {
-			return err
-		}
-		if err = b.lib.CSREval(ctx, rs.sides[i], p.z, *out, uint64(rs.domain)); err != nil {
+	for i, out := range []cuda.DevPtr{p.a, p.b, p.c} {
+		if err := b.lib.CSREval(ctx, rs.sides[i], p.z, out, uint64(rs.domain)); err != nil {
 			return err
 		}
 	}
@@ -78,8 +74,7 @@ func (b *Backend) download(ctx cuda.Ctx, src cuda.DevPtr, n int) ([]fr.Element, 
 	return out, b.lib.Download(ctx, unsafe.Pointer(&out[0]), src, uint64(n)*frBytes)
 }
 
-// withProof checks the assignment against the shape and runs f with fresh proof buffers
-// (freed afterwards) under the backend lock.
+// withProof checks the assignment against the shape and runs f as onPool does.
 func (b *Backend) withProof(s backend.ResidentShape, inputs, aux []fr.Element, f func(ctx cuda.Ctx, rs *residentShape, p *proofBufs) error) error {
 	rs, err := b.resident(s)
 	if err != nil {
@@ -88,13 +83,26 @@ func (b *Backend) withProof(s backend.ResidentShape, inputs, aux []fr.Element, f
 	if err := checkAssignment(rs, inputs, aux); err != nil {
 		return err
 	}
+	return b.onPool(rs, func(ctx cuda.Ctx, p *proofBufs) error { return f(ctx, rs, p) })
+}
+
+// onPool runs f under the device lock with the shape's pooled proof buffers, and once
+// more after a trim if the device ran out of memory (f rewrites everything it reads).
+func (b *Backend) onPool(rs *residentShape, f func(ctx cuda.Ctx, p *proofBufs) error) error {
 	return b.call(func(ctx cuda.Ctx) error {
 		if err := rs.open(); err != nil {
 			return err
 		}
-		var p proofBufs
-		defer p.free(b, ctx)
-		return f(ctx, rs, &p)
+		if b.hooks.proofHeld != nil {
+			b.hooks.proofHeld()
+		}
+		return b.retryOnOOM(ctx, rs, func() error {
+			p, err := b.proofBuffers(ctx, rs)
+			if err != nil {
+				return err
+			}
+			return f(ctx, p)
+		})
 	})
 }
 
@@ -220,16 +228,10 @@ func (b *Backend) proveResident(rs *residentShape, k backend.ResidentKey, upload
 		return res, err
 	}
 	start := time.Now()
-	tm := &res.Timings
-	err = b.call(func(ctx cuda.Ctx) error {
-		if err := rs.open(); err != nil {
-			return err
-		}
-		var p proofBufs
-		defer p.free(b, ctx)
-		return b.proveSteps(ctx, rs, &p, kb, upload, &res)
+	err = b.onPool(rs, func(ctx cuda.Ctx, p *proofBufs) error {
+		return b.proveSteps(ctx, rs, p, kb, upload, &res)
 	})
-	tm.Total = time.Since(start)
+	res.Timings.Total = time.Since(start)
 	return res, wrap("ProveResident", err)
 }
 
@@ -298,12 +300,12 @@ func (b *Backend) scratch(ctx cuda.Ctx, have cuda.DevPtr, haveLen, n int) (cuda.
 	if n <= haveLen {
 		return have, nil
 	}
-	return b.lib.Alloc(ctx, uint64(n)*frBytes)
+	return b.alloc(ctx, uint64(n)*frBytes)
 }
 
 func (b *Backend) freeIfNot(ctx cuda.Ctx, p, owned cuda.DevPtr) {
 	if p != owned {
-		_ = b.lib.Free(ctx, p)
+		_ = b.free(ctx, p)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/bits"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -26,9 +27,13 @@ type residentShape struct {
 	idxA, idxB                cuda.DevPtr
 	nA, nB                    int
 
-	mu     sync.Mutex
-	allocs []cuda.DevPtr // everything to free on Close
-	freed  bool
+	mu         sync.Mutex
+	allocs     []cuda.DevPtr // the shape's own arrays, freed on Close
+	freed      bool
+	shapeBytes uint64 // device bytes of allocs
+
+	pool      proofPool     // under the device lock (pool.go)
+	poolBytes atomic.Uint64 // pool.bytes, readable without the device lock
 }
 
 // LoadShape uploads s (see backend.ShapeEvaluator). It checks every column and
@@ -44,41 +49,72 @@ func (b *Backend) LoadShape(s *r1cs.Shape) (backend.ResidentShape, error) {
 	rs := &residentShape{b: b, inputs: s.NumInputs, aux: s.NumAux, rows: s.Rows(), domain: s.DomainSize(),
 		nA: len(idxA), nB: len(idxB)}
 	err := b.call(func(ctx cuda.Ctx) error {
-		up := func(p unsafe.Pointer, bytes uint64) (cuda.DevPtr, error) {
-			d, err := b.devBuf(ctx, p, max(bytes, 1))
-			if err == nil {
-				rs.allocs = append(rs.allocs, d)
-			}
-			return d, err
-		}
-		coeffs, err := up(unsafe.Pointer(&s.Coeffs[0]), uint64(len(s.Coeffs))*frBytes)
-		if err != nil {
-			return err
-		}
-		for i, m := range []*r1cs.Matrix{&s.A, &s.B, &s.C} {
-			side := cuda.CSR{Coeffs: coeffs, Rows: uint64(rs.rows)}
-			if side.RowPtr, err = up(unsafe.Pointer(&m.RowPtr[0]), uint64(len(m.RowPtr))*8); err != nil {
-				return err
-			}
-			if side.Col, err = up(u32Ptr(m.Col), uint64(len(m.Col))*4); err != nil {
-				return err
-			}
-			if side.Coeff, err = up(u32Ptr(m.Coeff), uint64(len(m.Coeff))*4); err != nil {
-				return err
-			}
-			rs.sides[i] = side
-		}
-		if rs.idxA, err = up(u32Ptr(idxA), uint64(len(idxA))*4); err != nil {
-			return err
-		}
-		rs.idxB, err = up(u32Ptr(idxB), uint64(len(idxB))*4)
-		return err
+		b.shapes[rs] = struct{}{} // from here on Close unregisters it
+		return b.retryOnOOM(ctx, rs, func() error { return rs.upload(ctx, s, idxA, idxB) })
 	})
 	if err != nil {
 		_ = rs.Close()
 		return nil, wrap("load shape", err)
 	}
 	return rs, nil
+}
+
+// upload copies the shape's arrays to the device under the held context. It first frees
+// what an earlier, failed attempt left, so that a retry starts afresh; after a failure
+// the arrays allocated so far stay in rs.allocs, for Close.
+func (rs *residentShape) upload(ctx cuda.Ctx, s *r1cs.Shape, idxA, idxB []uint32) error {
+	b := rs.b
+	if err := rs.freeArrays(ctx); err != nil {
+		return err
+	}
+	up := func(p unsafe.Pointer, bytes uint64) (cuda.DevPtr, error) {
+		bytes = max(bytes, 1)
+		d, err := b.devBuf(ctx, p, bytes)
+		if err == nil {
+			rs.mu.Lock()
+			rs.allocs = append(rs.allocs, d)
+			rs.shapeBytes += bytes
+			rs.mu.Unlock()
+		}
+		return d, err
+	}
+	coeffs, err := up(unsafe.Pointer(&s.Coeffs[0]), uint64(len(s.Coeffs))*frBytes)
+	if err != nil {
+		return err
+	}
+	for i, m := range []*r1cs.Matrix{&s.A, &s.B, &s.C} {
+		side := cuda.CSR{Coeffs: coeffs, Rows: uint64(rs.rows)}
+		if side.RowPtr, err = up(unsafe.Pointer(&m.RowPtr[0]), uint64(len(m.RowPtr))*8); err != nil {
+			return err
+		}
+		if side.Col, err = up(u32Ptr(m.Col), uint64(len(m.Col))*4); err != nil {
+			return err
+		}
+		if side.Coeff, err = up(u32Ptr(m.Coeff), uint64(len(m.Coeff))*4); err != nil {
+			return err
+		}
+		rs.sides[i] = side
+	}
+	if rs.idxA, err = up(u32Ptr(idxA), uint64(len(idxA))*4); err != nil {
+		return err
+	}
+	rs.idxB, err = up(u32Ptr(idxB), uint64(len(idxB))*4)
+	return err
+}
+
+// freeArrays frees the shape's own arrays on the held context and returns the first error.
+func (rs *residentShape) freeArrays(ctx cuda.Ctx) error {
+	rs.mu.Lock()
+	allocs := rs.allocs
+	rs.allocs, rs.shapeBytes = nil, 0
+	rs.mu.Unlock()
+	var first error
+	for _, p := range allocs {
+		if err := rs.b.free(ctx, p); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
 }
 
 func u32Ptr(v []uint32) unsafe.Pointer {
@@ -145,7 +181,7 @@ func densityIndices(s *r1cs.Shape) (a, b []uint32) {
 	return a, b
 }
 
-// Close frees the shape's device memory.
+// Close frees the shape's device memory: its arrays and its proof pool.
 func (rs *residentShape) Close() error {
 	// rs.mu is released before the backend lock is taken: a proof holds the backend lock
 	// and then checks rs.freed under rs.mu, so the two never wait on each other.
@@ -155,18 +191,24 @@ func (rs *residentShape) Close() error {
 		return nil
 	}
 	rs.freed = true
-	allocs := rs.allocs
-	rs.allocs = nil
 	rs.mu.Unlock()
 	return rs.b.call(func(ctx cuda.Ctx) error {
-		var first error
-		for _, p := range allocs {
-			if err := rs.b.lib.Free(ctx, p); err != nil && first == nil {
-				first = err
-			}
-		}
-		return wrap("free shape", first)
+		delete(rs.b.shapes, rs)
+		_, poolErr := rs.b.dropPool(ctx, rs)
+		return wrap("free shape", errors.Join(rs.freeArrays(ctx), poolErr))
 	})
+}
+
+// DeviceBytes is the device memory the shape holds now: its arrays (CSR sides,
+// coefficient table, density index lists) and, once it has proved, its proof pool
+// (z and the three domain vectors, see ProofPoolBytes), which it keeps until Close or a
+// trim. The library's MSM and NTT scratch, taken and returned within each proof, is not
+// included.
+func (rs *residentShape) DeviceBytes() uint64 {
+	rs.mu.Lock()
+	shape := rs.shapeBytes
+	rs.mu.Unlock()
+	return shape + rs.poolBytes.Load()
 }
 
 func (b *Backend) resident(s backend.ResidentShape) (*residentShape, error) {

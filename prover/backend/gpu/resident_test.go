@@ -329,7 +329,14 @@ func TestGenerateKeyRefusesDegenerateWaste(t *testing.T) {
 func TestUnpackMatchesHost(t *testing.T) {
 	b := testBackend(t)
 	rng := rand.New(rand.NewPCG(3, 4))
-	for _, n := range []int{1, 64, 65, 777} {
+	for _, c := range []struct {
+		n, domain int
+		staged    bool // the packed arrays fit in the row vectors b and c (256-byte aligned)
+	}{
+		{1, 16, true}, {64, 64, true}, {65, 128, true}, {777, 1024, true},
+		{1, 1, false}, {65, 2, false}, {777, 1, false}, // temporary buffers
+	} {
+		n := c.n
 		aux := make([]fr.Element, n)
 		for i := range aux {
 			switch u := rng.IntN(100); {
@@ -342,20 +349,29 @@ func TestUnpackMatchesHost(t *testing.T) {
 		}
 		packed := backend.PackAux(aux)
 		inputs := []fr.Element{fr.One(), randFr(rng)}
-		rs := &residentShape{inputs: len(inputs), aux: n}
+		rs := &residentShape{b: b, inputs: len(inputs), aux: n, domain: c.domain}
+		allocs := 0
+		b.hooks.alloc = func(uint64) error { allocs++; return nil }
 		var got []fr.Element
 		err := b.call(func(ctx cuda.Ctx) error {
-			var p proofBufs
-			defer p.free(b, ctx)
-			if err := b.uploadPacked(ctx, rs, inputs, &packed, &p); err != nil {
+			p, err := b.proofBuffers(ctx, rs)
+			if err != nil {
 				return err
 			}
-			var err error
+			defer b.dropPool(ctx, rs)
+			if err := b.uploadPacked(ctx, rs, inputs, &packed, p); err != nil {
+				return err
+			}
 			got, err = b.download(ctx, p.z, len(inputs)+n)
 			return err
 		})
+		b.hooks.alloc = nil
 		if err != nil {
 			t.Fatal(err)
+		}
+		// The pool's four vectors, and temporaries only when the arrays do not fit in b, c.
+		if c.staged != (allocs == 4) {
+			t.Errorf("n=%d, domain %d: %d device allocations (staged in the row vectors: %v)", n, c.domain, allocs, c.staged)
 		}
 		want := append(append([]fr.Element(nil), inputs...), aux...)
 		for i := range want {

@@ -1,0 +1,263 @@
+package gpu
+
+import (
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/snarkpipe/snarkpipe/cuda"
+	"github.com/snarkpipe/snarkpipe/prover/backend"
+	"github.com/snarkpipe/snarkpipe/prover/backend/cpu"
+	"github.com/snarkpipe/snarkpipe/prover/groth16"
+	"github.com/snarkpipe/snarkpipe/prover/r1cs"
+	"github.com/snarkpipe/snarkpipe/prover/r1cs/r1cstest"
+)
+
+// poolCircuit is a resident circuit on the GPU backend beside the CPU backend's proving
+// key for the same parameters, with one assignment and a fixed (r, s).
+type poolCircuit struct {
+	shape *r1cs.Shape
+	w     *r1cs.Witness
+	rs    groth16.Randomness
+	rc    *groth16.ResidentCircuit
+	dev   *residentShape // rc's shape on the backend
+	want  [192]byte      // the CPU backend's proof
+}
+
+// newPoolCircuit records c, makes dev parameters, proves once on the CPU backend and
+// loads the shape and key on b.
+func newPoolCircuit(t *testing.T, b *Backend, c r1cstest.Random) *poolCircuit {
+	t.Helper()
+	shape, w := recordRandom(t, &c)
+	seed := byte(c.Seed)
+	params, err := groth16.DevSetup(shape, chachaReader{rand.NewChaCha8([32]byte{seed, 1})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc := &poolCircuit{shape: shape, w: w}
+	if pc.rs, err = groth16.SampleRandomness(chachaReader{rand.NewChaCha8([32]byte{seed, 2})}); err != nil {
+		t.Fatal(err)
+	}
+	cb, err := cpu.New(cpu.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkCPU, err := groth16.NewProvingKey(cb, params, shape.Counts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	as := groth16.AssignmentOf(w)
+	as.A, as.B, as.C = slices.Clone(as.A), slices.Clone(as.B), slices.Clone(as.C)
+	want, _, err := pkCPU.Prove(&shape.Density, as, &pc.rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc.want = want.Bytes()
+	pkGPU, err := groth16.NewProvingKey(b, params, shape.Counts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = pkGPU.Close() })
+	before := b.loadedShapes()
+	if pc.rc, err = pkGPU.LoadShape(shape); err != nil {
+		t.Fatal(err)
+	}
+	for _, rs := range b.loadedShapes() {
+		if !slices.Contains(before, rs) {
+			pc.dev = rs
+		}
+	}
+	if pc.dev == nil {
+		t.Fatal("LoadShape did not register the shape with the backend")
+	}
+	return pc
+}
+
+// prove proves on the device (plain or bit-packed upload) and checks the bytes against
+// the CPU backend's proof.
+func (pc *poolCircuit) prove(t *testing.T, packed bool) {
+	t.Helper()
+	var got groth16.Proof
+	var err error
+	if packed {
+		pa := backend.PackAux(pc.w.Aux)
+		got, _, err = pc.rc.ProvePacked(pc.w.Inputs, &pa, &pc.rs)
+	} else {
+		got, _, err = pc.rc.Prove(pc.w.Inputs, pc.w.Aux, &pc.rs)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Bytes() != pc.want {
+		t.Fatalf("device proof (packed %v) differs from the CPU backend's for the same (r, s)", packed)
+	}
+}
+
+func (b *Backend) loadedShapes() []*residentShape {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []*residentShape
+	for rs := range b.shapes {
+		out = append(out, rs)
+	}
+	return out
+}
+
+// allocLog records the sizes of the device allocations made through the backend.
+type allocLog struct{ sizes []uint64 }
+
+func (l *allocLog) hook(bytes uint64) error {
+	l.sizes = append(l.sizes, bytes)
+	return nil
+}
+
+// TestProofPoolReused: a shape's first proof allocates its pool (z and the three domain
+// vectors) and later proofs, plain and packed, allocate nothing; every proof equals the
+// CPU backend's; the shape reports its pool in DeviceBytes and the backend in PooledBytes.
+func TestProofPoolReused(t *testing.T) {
+	b := testBackend(t)
+	pc := newPoolCircuit(t, b, r1cstest.Random{Seed: 51, Constraints: 300, Inputs: 3, Unused: 5})
+	shapeOnly := pc.dev.DeviceBytes()
+	if shapeOnly == 0 || b.PooledBytes() != 0 {
+		t.Fatalf("before any proof: shape %d bytes, pools %d bytes", shapeOnly, b.PooledBytes())
+	}
+	var log allocLog
+	b.hooks.alloc = log.hook
+	defer func() { b.hooks.alloc = nil }()
+
+	pc.prove(t, false)
+	poolBytes := ProofPoolBytes(pc.shape.Sizes)
+	var sum uint64
+	for _, s := range log.sizes {
+		sum += s
+	}
+	if len(log.sizes) != 4 || sum != poolBytes {
+		t.Fatalf("first proof allocated %v (%d bytes), want the pool's 4 vectors of %d bytes", log.sizes, sum, poolBytes)
+	}
+	if got := pc.dev.DeviceBytes(); got != shapeOnly+poolBytes {
+		t.Fatalf("DeviceBytes after a proof = %d, want shape %d + pool %d", got, shapeOnly, poolBytes)
+	}
+	if b.PooledBytes() != poolBytes {
+		t.Fatalf("PooledBytes = %d, want %d", b.PooledBytes(), poolBytes)
+	}
+	log.sizes = nil
+	for _, packed := range []bool{false, true, true, false} {
+		pc.prove(t, packed)
+	}
+	if len(log.sizes) != 0 {
+		t.Fatalf("proofs after the first allocated %v; the pool should serve them", log.sizes)
+	}
+}
+
+// TestShapeCloseFreesPool: closing a shape frees its pool's four vectors and its
+// arrays; the backend then holds no pooled memory.
+func TestShapeCloseFreesPool(t *testing.T) {
+	b := testBackend(t)
+	pc := newPoolCircuit(t, b, r1cstest.Random{Seed: 52, Constraints: 100, Inputs: 2})
+	pc.prove(t, false)
+	pool := pc.dev.pool.bufs
+	var freed []cuda.DevPtr
+	b.hooks.free = func(p cuda.DevPtr) { freed = append(freed, p) }
+	defer func() { b.hooks.free = nil }()
+	arrays := len(pc.dev.allocs)
+	if err := pc.rc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []cuda.DevPtr{pool.z, pool.a, pool.b, pool.c} {
+		if !slices.Contains(freed, p) {
+			t.Fatalf("pool vector %#x not freed by Close (freed %v)", p, freed)
+		}
+	}
+	if len(freed) != 4+arrays {
+		t.Fatalf("Close freed %d buffers, want the pool's 4 and the shape's %d arrays", len(freed), arrays)
+	}
+	if b.PooledBytes() != 0 || pc.dev.DeviceBytes() != 0 || len(b.loadedShapes()) != 0 {
+		t.Fatalf("after Close: pools %d bytes, shape %d bytes, %d shapes loaded", b.PooledBytes(), pc.dev.DeviceBytes(), len(b.loadedShapes()))
+	}
+	if _, _, err := pc.rc.Prove(pc.w.Inputs, pc.w.Aux, &pc.rs); !errors.Is(err, backend.ErrClosed) {
+		t.Fatalf("proof on a closed shape: %v, want ErrClosed", err)
+	}
+}
+
+// outOfMemory is the status the library returns when cudaMallocAsync fails.
+func outOfMemory() error {
+	return &cuda.StatusError{Func: "mem_alloc", Code: cuda.CodeNoMemory, Msg: "injected: out of memory"}
+}
+
+// TestProofTrimsPoolsOnOutOfMemory: when an allocation of a proof fails for lack of
+// device memory, the backend frees the other shapes' idle pools and retries once: the
+// proof then succeeds and equals the CPU's. When memory stays short the proof fails with
+// the library's out-of-memory status after exactly one retry. TrimIdle frees every pool.
+func TestProofTrimsPoolsOnOutOfMemory(t *testing.T) {
+	b := testBackend(t)
+	first := newPoolCircuit(t, b, r1cstest.Random{Seed: 53, Constraints: 200, Inputs: 2})
+	second := newPoolCircuit(t, b, r1cstest.Random{Seed: 54, Constraints: 150, Inputs: 4, Unused: 3})
+	first.prove(t, false)
+	if first.dev.poolBytes.Load() == 0 {
+		t.Fatal("first shape holds no pool after its proof")
+	}
+
+	calls := 0
+	b.hooks.alloc = func(uint64) error {
+		calls++
+		if calls == 1 {
+			return outOfMemory()
+		}
+		return nil
+	}
+	second.prove(t, true)
+	if first.dev.poolBytes.Load() != 0 {
+		t.Error("the idle pool of the other shape survived the out-of-memory retry")
+	}
+	if second.dev.poolBytes.Load() != ProofPoolBytes(second.shape.Sizes) {
+		t.Errorf("retried shape holds %d pool bytes, want %d", second.dev.poolBytes.Load(), ProofPoolBytes(second.shape.Sizes))
+	}
+	if b.trims != 1 {
+		t.Errorf("%d trims after one injected failure, want 1", b.trims)
+	}
+
+	// Memory stays short: the pool of `first` (dropped above) cannot come back.
+	calls = 0
+	b.hooks.alloc = func(uint64) error { calls++; return outOfMemory() }
+	_, _, err := first.rc.Prove(first.w.Inputs, first.w.Aux, &first.rs)
+	var se *cuda.StatusError
+	if !errors.As(err, &se) || se.Code != cuda.CodeNoMemory {
+		t.Fatalf("proof without memory: %v, want the library's out-of-memory status", err)
+	}
+	if calls != 2 {
+		t.Fatalf("%d allocation attempts, want 2 (one retry)", calls)
+	}
+	if first.dev.poolBytes.Load() != 0 {
+		t.Fatal("a failed pool allocation left bytes accounted")
+	}
+
+	// Loading bases retries after a trim too.
+	calls = 0
+	b.hooks.alloc = func(uint64) error {
+		calls++
+		if calls == 1 {
+			return outOfMemory()
+		}
+		return nil
+	}
+	pts, _ := randPoints(rand.New(rand.NewPCG(5, 5)), 3)
+	g1, err := b.LoadG1(pts)
+	if err != nil {
+		t.Fatalf("LoadG1 after one out-of-memory failure: %v", err)
+	}
+	_ = g1.Close()
+	b.hooks.alloc = nil
+
+	first.prove(t, false)
+	want := b.PooledBytes()
+	freed, err := b.TrimIdle()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if freed != want || freed == 0 || b.PooledBytes() != 0 {
+		t.Fatalf("TrimIdle freed %d of %d pooled bytes; %d left", freed, want, b.PooledBytes())
+	}
+	first.prove(t, false) // the pool comes back
+	second.prove(t, false)
+}
