@@ -96,6 +96,7 @@ struct NttOptions {
   int tile_log = 0;
   bool legacy = false;
   bool no_direct_twiddles = false;  // two-table inter-pass twiddles everywhere (comparisons)
+  bool bounded = false;             // the kernel capped at 128 registers (comparisons)
   NttFuse fuse = {};
 };
 
@@ -148,7 +149,7 @@ struct NttDirectTwiddles {
 };
 
 inline void ntt_run_radix8(Fr* data, int lg_n, const Fr& root, bool dit, cudaStream_t s, int tile_log,
-                           const NttFuse& fuse, bool direct_twiddles) {
+                           const NttFuse& fuse, bool direct_twiddles, bool bounded) {
   PowTablesBuf tables(root, lg_n, s);
   int ts[4], lgs[4];
   const int P = ntt_plan(lg_n, ts, lgs);
@@ -170,6 +171,8 @@ inline void ntt_run_radix8(Fr* data, int lg_n, const Fr& root, bool dit, cudaStr
   const int max_smem = (1 << kNttTileLogMax) * int(sizeof(Fr));
   SP_CUDA(cudaFuncSetAttribute(ntt_pass_radix8<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
   SP_CUDA(cudaFuncSetAttribute(ntt_pass_radix8<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
+  SP_CUDA(cudaFuncSetAttribute(ntt_pass_radix8_lb<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
+  SP_CUDA(cudaFuncSetAttribute(ntt_pass_radix8_lb<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
   for (int i = 0; i < P; i++) {
     const int p = dit ? P - 1 - i : i;
     NttPassGeom g;
@@ -190,7 +193,11 @@ inline void ntt_run_radix8(Fr* data, int lg_n, const Fr& root, bool dit, cudaStr
     const uint64_t blocks = uint64_t(1) << (lg_n - tb);
     const size_t smem = g.t > 3 ? (size_t(1) << tb) * sizeof(Fr) : 0;  // one chunk: no exchange
     const bool first = i == 0, last = i == P - 1;
-    if (dit)
+    if (bounded && dit)
+      ntt_pass_radix8_lb<true><<<unsigned(blocks), threads, smem, s>>>(data, g, fuse, first, last);
+    else if (bounded)
+      ntt_pass_radix8_lb<false><<<unsigned(blocks), threads, smem, s>>>(data, g, fuse, first, last);
+    else if (dit)
       ntt_pass_radix8<true><<<unsigned(blocks), threads, smem, s>>>(data, g, fuse, first, last);
     else
       ntt_pass_radix8<false><<<unsigned(blocks), threads, smem, s>>>(data, g, fuse, first, last);
@@ -232,7 +239,8 @@ inline void ntt_run(Fr* data, int lg_n, const Fr& root, bool dit, cudaStream_t s
   const bool fused = o.fuse.pre.on || o.fuse.post.on || o.fuse.qb;
   if (o.legacy && fused) invalid("ntt: the legacy kernel has no fusions");
   if (!o.legacy && lg_n >= 3) {
-    ntt_run_radix8(data, lg_n, root, dit, s, tile_log, o.fuse, !o.no_direct_twiddles);
+    if (o.bounded && tile_log > kNttTileLog) invalid("ntt: the bounded kernel takes tiles of at most 2^11");
+    ntt_run_radix8(data, lg_n, root, dit, s, tile_log, o.fuse, !o.no_direct_twiddles, o.bounded);
     return;
   }
   ntt_apply_unfused(data, lg_n, o.fuse.pre, s);

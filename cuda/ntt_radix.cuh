@@ -123,11 +123,11 @@ __device__ __forceinline__ void ntt_stage_dispatch(Fr (&x)[8], const NttPassGeom
     ntt_stage_regs<DIT, 2>(x, g, kbase, L, b);
 }
 
-// ntt_pass_radix8: one pass; first/last say whether this is the first/last pass executed
-// (the fusions apply there). Blocks of 2^(tb−3) threads; the host caps tb at 11.
+// ntt_pass_radix8_body: one pass; first/last say whether this is the first/last pass
+// executed (the fusions apply there). Blocks of 2^(tb−3) threads.
 template <bool DIT>
-static __global__ void ntt_pass_radix8(Fr* __restrict__ data, NttPassGeom g, NttFuse f, bool first,
-                                       bool last) {
+__device__ __forceinline__ void ntt_pass_radix8_body(Fr* __restrict__ data, const NttPassGeom& g, const NttFuse& f,
+                                                     bool first, bool last) {
   extern __shared__ uint4 smem_raw[];
   Fr* sm = reinterpret_cast<Fr*>(smem_raw);
   const int tb = g.t + g.gi + g.go;
@@ -188,6 +188,23 @@ static __global__ void ntt_pass_radix8(Fr* __restrict__ data, NttPassGeom g, Ntt
     }
     if (c + 1 < C) __syncthreads();
   }
+}
+
+#if defined(SP_HOST_EMU) && !defined(__launch_bounds__)
+#define __launch_bounds__(...)
+#endif
+
+template <bool DIT>
+static __global__ void ntt_pass_radix8(Fr* __restrict__ data, NttPassGeom g, NttFuse f, bool first, bool last) {
+  ntt_pass_radix8_body<DIT>(data, g, f, first, last);
+}
+
+// ntt_pass_radix8_lb: the same with at most 128 registers (two blocks of 256 threads per
+// multiprocessor), for comparison; tiles of at most 2^11.
+template <bool DIT>
+static __global__ void __launch_bounds__(256, 2)
+    ntt_pass_radix8_lb(Fr* __restrict__ data, NttPassGeom g, NttFuse f, bool first, bool last) {
+  ntt_pass_radix8_body<DIT>(data, g, f, first, last);
 }
 
 }  // namespace snarkpipe

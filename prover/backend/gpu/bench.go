@@ -68,6 +68,10 @@ const nttLegacy = 0x20
 // (cuda/fr.cu kNttFlagNoDirect), for comparison rows.
 const nttNoDirect = 0x40
 
+// nttBounded in NTTTile's tileLog selects the NTT kernel capped at 128 registers
+// (cuda/fr.cu kNttFlagBounded), for comparison rows.
+const nttBounded = 0x80
+
 const benchTableLog = 14 // bases are A[i mod 2^14] + B[i >> 14]
 
 // benchTablesG1 returns A[j] = (j+1)·G (2^lgA points) and B[k] = k·Q (2^13 points) for a
@@ -422,6 +426,15 @@ func benchNTT(w io.Writer, lib *cuda.Lib, ctx cuda.Ctx, cfg BenchConfig) error {
 			return err
 		}
 		benchRow(w, "ntt_forward_nr_nodirect", cfg.NTTMaxLog, d)
+		for _, tile := range []int{10, 11} {
+			d, err = benchTimer(cfg.Repeats, func() error {
+				return lib.NTTTile(ctx, data, uint32(cfg.NTTMaxLog), unsafe.Pointer(&root), false, nttBounded|tile)
+			})
+			if err != nil {
+				return err
+			}
+			benchRow(w, fmt.Sprintf("ntt_forward_nr_bounded_tile%d", tile), cfg.NTTMaxLog, d)
+		}
 		d, err = benchTimer(cfg.Repeats, func() error {
 			return lib.NTTCoset(ctx, data, uint32(cfg.NTTMaxLog), unsafe.Pointer(&root), unsafe.Pointer(&one), unsafe.Pointer(&g), false, nttLegacy)
 		})
