@@ -23,5 +23,6 @@ for p in pathlib.Path(sys.argv[1]).iterdir():
     p.write_text(launch.sub(repl, p.read_text()))
 PY
 g++ -std=c++17 -O2 -fno-strict-aliasing -fPIC -shared -DSP_HOST_EMU -Wno-unknown-pragmas -I"$here" -I"$out/src" -include cuda_runtime.h \
-  "$out/src/context.cpp" "$out/src/fr.cpp" "$out/src/g1.cpp" "$out/src/g2.cpp" "$out/src/spmv.cpp" "$out/src/setup.cpp" "$out/src/host.cpp" -o "$out/libsnarkpipe_cuda.so"
+  "$out/src/context.cpp" "$out/src/fr.cpp" "$out/src/g1.cpp" "$out/src/g2.cpp" "$out/src/spmv.cpp" "$out/src/setup.cpp" "$out/src/host.cpp" \
+  "$here/host_registry.cpp" -o "$out/libsnarkpipe_cuda.so"
 echo "built $out/libsnarkpipe_cuda.so (host emulation)"

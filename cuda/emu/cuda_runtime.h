@@ -43,7 +43,13 @@ inline unsigned atomicOr(unsigned* p, unsigned v) {
 inline void __syncthreads() {}
 
 typedef int cudaError_t;
-enum { cudaSuccess = 0, cudaErrorMemoryAllocation = 2 };
+enum {
+  cudaSuccess = 0,
+  cudaErrorInvalidValue = 1,
+  cudaErrorMemoryAllocation = 2,
+  cudaErrorHostMemoryAlreadyRegistered = 712,
+  cudaErrorHostMemoryNotRegistered = 713
+};
 typedef void* cudaStream_t;
 typedef void* cudaEvent_t;
 typedef void* cudaMemPool_t;
@@ -62,6 +68,10 @@ struct cudaDeviceProp {
 inline const char* cudaGetErrorString(cudaError_t) { return "emulated error"; }
 inline cudaError_t cudaGetLastError() { return cudaSuccess; }
 inline cudaError_t cudaSetDevice(int) { return cudaSuccess; }
+inline cudaError_t cudaGetDevice(int* d) {
+  *d = 0;
+  return cudaSuccess;
+}
 inline cudaError_t cudaGetDeviceCount(int* n) {
   *n = 1;
   return cudaSuccess;
@@ -115,9 +125,12 @@ inline cudaError_t cudaMemsetAsync(void* d, int v, size_t n, cudaStream_t) {
   std::memset(d, v, n);
   return cudaSuccess;
 }
-enum { cudaHostRegisterDefault = 0 };
-inline cudaError_t cudaHostRegister(void*, size_t, unsigned) { return cudaSuccess; }
-inline cudaError_t cudaHostUnregister(void*) { return cudaSuccess; }
+enum { cudaHostRegisterDefault = 0, cudaHostRegisterPortable = 1 };
+// Page-locking keeps a registry of ranges (host_registry.cpp), thread-safe like the real
+// runtime, and refuses what CUDA refuses: an overlapping range, or unregistering a
+// pointer that does not start a registered range.
+cudaError_t cudaHostRegister(void* p, size_t bytes, unsigned flags);
+cudaError_t cudaHostUnregister(void* p);
 template <class T>
 cudaError_t cudaFuncSetAttribute(T*, int, int) {
   return cudaSuccess;
