@@ -5,11 +5,13 @@ package itests
 // worker client over real loopback HTTP), which schedules work on it as lotus-miner does
 // and verifies every proof it gets back with the dev verifying keys.
 //
-// Fast subset (runs under -short; about a minute on 2 cores with a warm test cache):
-// TestLotusWinningPoSt, TestLotusWindowPoStSkipsUnreadableSector,
-// TestLotusMinerRestartReregisters, TestLotusReturnRetriedUntilMinerBack.
-// Expensive (kit.Expensive: each proves 2 KiB C2s on the CPU): TestLotusC2,
-// TestLotusWorkerKilledDuringC2.
+// Fast subset (runs under -short; 45-70 s together on the shared 2-core machine with a
+// warm test cache, most of it the binary build and snarkpipe's 10 s registration
+// heartbeat): TestLotusWinningPoSt, TestLotusWindowPoStSkipsUnreadableSector,
+// TestLotusMinerRestartReregisters, TestLotusReturnRetriedUntilMinerBack (its corrupt-C1
+// case). Expensive (kit.Expensive: each proves 2 KiB C2s on the CPU, 1-3 min each):
+// TestLotusC2, TestLotusWorkerKilledDuringC2, the proof case of
+// TestLotusReturnRetriedUntilMinerBack.
 
 import (
 	"context"
@@ -189,6 +191,8 @@ func TestLotusReturnRetriedUntilMinerBack(t *testing.T) {
 	if err := m.WaitWorkers(ctx, "sealing"); err != nil {
 		t.Fatal(err)
 	}
+	// While the miner is down the worker still accepts its calls: it checked the miner's
+	// token with AuthVerify at registration and keeps the answer for minutes.
 	t.Run("corrupt C1", func(t *testing.T) {
 		bad := *kit.Sector2KiB(t, 13)
 		bad.C1 = append([]byte(nil), bad.C1...)

@@ -3,6 +3,7 @@ package kit
 import (
 	"context"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -156,4 +157,21 @@ func mustTemp(t *testing.T) *os.File {
 	}
 	t.Cleanup(func() { f.Close() })
 	return f
+}
+
+// FuzzParseBytes: any input gives a positive size or an error, never a panic, and a
+// plain positive count reads back as itself.
+func FuzzParseBytes(f *testing.F) {
+	for _, s := range []string{"2GiB", "512MiB", "1", "0", "-3KiB", "9223372036854775807", "4611686018427387904B", "GiB"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := parseBytes(s)
+		if err == nil && n <= 0 {
+			t.Fatalf("parseBytes(%q) = %d without an error", s, n)
+		}
+		if v, perr := strconv.ParseInt(strings.TrimSpace(s), 10, 64); perr == nil && v > 0 && v <= 1<<62 && (err != nil || n != v) {
+			t.Fatalf("parseBytes(%q) = %d, %v; want %d", s, n, err, v)
+		}
+	})
 }
