@@ -90,7 +90,7 @@ snarkpipe_status* snarkpipe_g2_batch_add(snarkpipe_ctx* ctx, const void* d_bases
 /* NTT over Fr of size 2^lg_n in place; root is a primitive 2^lg_n-th root of unity
  * (Montgomery). flags bit 0 (dit) = 0: natural-order input, bit-reversed output
  * (decimation in frequency); 1: bit-reversed input, natural output (decimation in time).
- * flags bits 8..12: log2 of the shared-memory tile (10..12; 0 = default), for tuning;
+ * flags bits 8..12: log2 of the shared-memory tile (10 or 11; 0 = default), for tuning;
  * bit 13: the legacy kernel (one butterfly per thread per stage), bit 14: no direct
  * twiddle tables, bit 15: the kernel capped at 128 registers, all for comparisons. */
 snarkpipe_status* snarkpipe_fr_ntt(snarkpipe_ctx* ctx, void* d_data, uint32_t lg_n, const void* h_root,

@@ -82,13 +82,12 @@ static __global__ void ntt_pass(Fr* __restrict__ data, int lg_n, int t, int lg_s
 }
 
 constexpr int kNttMaxStages = 10;  // per pass
-constexpr int kNttTileLog = 11;    // default log2 of the elements per block
-constexpr int kNttTileLogMax = 12;  // the radix-8 kernel's largest tile (128 KiB of shared memory)
+constexpr int kNttTileLog = 11;    // default and largest log2 of the elements per block
 // Passes whose twiddle exponents span at most 2^kNttDirectTwiddleLog values (lg_s + t)
 // read them from one table of that size (8 MiB at 18: stays in L2).
 constexpr int kNttDirectTwiddleLog = 18;
 
-// NttOptions: tile_log (10..12, 0 = default) bounds the elements one block holds in
+// NttOptions: tile_log (10..11, 0 = default) bounds the elements one block holds in
 // shared memory; legacy selects ntt_pass (one butterfly per thread per stage, kept for
 // comparison) instead of ntt_pass_radix8; fuse lists element-wise operations done in the
 // first and last pass (not with legacy).
@@ -168,7 +167,7 @@ inline void ntt_run_radix8(Fr* data, int lg_n, const Fr& root, bool dit, cudaStr
                                                                     lg_n - span);
     SP_LAUNCHED("ntt_direct_twiddles");
   }
-  const int max_smem = (1 << kNttTileLogMax) * int(sizeof(Fr));
+  const int max_smem = (1 << kNttTileLog) * int(sizeof(Fr));
   SP_CUDA(cudaFuncSetAttribute(ntt_pass_radix8<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
   SP_CUDA(cudaFuncSetAttribute(ntt_pass_radix8<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
   SP_CUDA(cudaFuncSetAttribute(ntt_pass_radix8_lb<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
@@ -234,12 +233,10 @@ inline void ntt_apply_unfused(Fr* data, int lg_n, const NttScaleSpec& sc, cudaSt
 inline void ntt_run(Fr* data, int lg_n, const Fr& root, bool dit, cudaStream_t s, const NttOptions& o) {
   if (lg_n < 0 || lg_n > 28) invalid("ntt: lg_n must be in [0, 28]");
   const int tile_log = o.tile_log ? o.tile_log : kNttTileLog;
-  if (tile_log < kNttMaxStages || tile_log > (o.legacy ? kNttTileLog : kNttTileLogMax))
-    invalid("ntt: tile log must be 10 or 11 (12 but for the legacy kernel)");
+  if (tile_log < kNttMaxStages || tile_log > kNttTileLog) invalid("ntt: tile log must be 10 or 11");
   const bool fused = o.fuse.pre.on || o.fuse.post.on || o.fuse.qb;
   if (o.legacy && fused) invalid("ntt: the legacy kernel has no fusions");
   if (!o.legacy && lg_n >= 3) {
-    if (o.bounded && tile_log > kNttTileLog) invalid("ntt: the bounded kernel takes tiles of at most 2^11");
     ntt_run_radix8(data, lg_n, root, dit, s, tile_log, o.fuse, !o.no_direct_twiddles, o.bounded);
     return;
   }

@@ -200,7 +200,7 @@ static __global__ void ntt_pass_radix8(Fr* __restrict__ data, NttPassGeom g, Ntt
 }
 
 // ntt_pass_radix8_lb: the same with at most 128 registers (two blocks of 256 threads per
-// multiprocessor), for comparison; tiles of at most 2^11.
+// multiprocessor), for comparison.
 template <bool DIT>
 static __global__ void __launch_bounds__(256, 2)
     ntt_pass_radix8_lb(Fr* __restrict__ data, NttPassGeom g, NttFuse f, bool first, bool last) {

@@ -62,7 +62,7 @@ func TestBenchFull(t *testing.T) {
 		cfg.G1MinLog, cfg.G2MinLog, cfg.NTTMinLog = int(m[0]), int(m[1]), int(m[2])
 	}
 	cfg.BatchLog = min(cfg.BatchLog, cfg.G1MaxLog)
-	cfg.NTTTileSweep = []int{10, 11, 12}
+	cfg.NTTTileSweep = []int{10, 11}
 	if *gpuBenchCmp {
 		cfg.NTTLegacy = true
 	} else {
