@@ -18,6 +18,7 @@
 #define __noinline__ __attribute__((noinline))
 #define __constant__
 #define __shared__
+#define __launch_bounds__(...)  // occupancy hints mean nothing to the serial emulation
 
 struct uint4 {
   unsigned x, y, z, w;
