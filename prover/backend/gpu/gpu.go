@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -63,8 +64,8 @@ type Backend struct {
 	closed  bool
 	domains map[int]*quotientConsts
 	shapes  map[*residentShape]struct{} // loaded and not closed: the owners of proof pools
-	pooled  uint64                      // device bytes held by proof pools (pool.go)
 	trims   uint64                      // pool trims after an out-of-memory failure
+	pooled  atomic.Uint64               // device bytes held by proof pools (pool.go); written under mu
 
 	// life is held shared by calls that only need the context to exist, not its stream
 	// (host page-locking, pin.go), and exclusively by Close while it destroys the

@@ -54,7 +54,7 @@ func (b *Backend) proofBuffers(ctx cuda.Ctx, rs *residentShape) (*proofBufs, err
 		}
 	}
 	pl.bufs, pl.bytes = p, proofPoolBytes(rs)
-	b.pooled += pl.bytes
+	b.pooled.Add(pl.bytes)
 	rs.poolBytes.Store(pl.bytes)
 	return &pl.bufs, nil
 }
@@ -67,7 +67,7 @@ func (b *Backend) dropPool(ctx cuda.Ctx, rs *residentShape) (uint64, error) {
 	}
 	err := pl.bufs.free(b, ctx)
 	freed := pl.bytes
-	b.pooled -= freed
+	b.pooled.Add(-freed)
 	*pl = proofPool{}
 	rs.poolBytes.Store(0)
 	return freed, err
@@ -103,12 +103,9 @@ func (b *Backend) TrimIdle() (freed uint64, err error) {
 	return freed, wrap("trim idle pools", err)
 }
 
-// PooledBytes is the device memory the proof pools of all loaded shapes hold now.
-func (b *Backend) PooledBytes() uint64 {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.pooled
-}
+// PooledBytes is the device memory the proof pools of all loaded shapes hold now. It
+// does not wait for a proof in progress.
+func (b *Backend) PooledBytes() uint64 { return b.pooled.Load() }
 
 // isOutOfMemory reports whether err is the library's device out-of-memory status.
 func isOutOfMemory(err error) bool {
