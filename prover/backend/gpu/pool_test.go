@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/snarkpipe/snarkpipe/cuda"
 	"github.com/snarkpipe/snarkpipe/prover/backend"
 	"github.com/snarkpipe/snarkpipe/prover/backend/cpu"
@@ -260,4 +261,59 @@ func TestProofTrimsPoolsOnOutOfMemory(t *testing.T) {
 	}
 	first.prove(t, false) // the pool comes back
 	second.prove(t, false)
+}
+
+// TestLoadShapeRetriesOnOutOfMemory: a shape upload that runs out of device memory
+// part-way frees what it had uploaded, trims, and uploads again; the shape then
+// evaluates correctly and nothing leaks.
+func TestLoadShapeRetriesOnOutOfMemory(t *testing.T) {
+	b := testBackend(t)
+	shape, w := recordRandom(t, &r1cstest.Random{Seed: 55, Constraints: 90, Inputs: 3, Unused: 2})
+	calls, frees := 0, 0
+	b.hooks.alloc = func(uint64) error {
+		calls++
+		if calls == 3 { // the third of the shape's arrays
+			return outOfMemory()
+		}
+		return nil
+	}
+	live := map[cuda.DevPtr]bool{}
+	b.hooks.free = func(p cuda.DevPtr) { frees++; delete(live, p) }
+	defer func() { b.hooks = testHooks{} }()
+	s, err := b.LoadShape(shape)
+	if err != nil {
+		t.Fatalf("LoadShape after one out-of-memory failure: %v", err)
+	}
+	rs := s.(*residentShape)
+	for _, p := range rs.allocs {
+		live[p] = true
+	}
+	if b.trims != 1 {
+		t.Fatalf("%d trims, want 1", b.trims)
+	}
+	// Two arrays uploaded before the failure and freed by the retry, the failed
+	// allocation, then all of the shape's arrays.
+	if want := 2 + 1 + len(rs.allocs); calls != want || frees != 2 {
+		t.Fatalf("%d allocation attempts and %d frees, want %d and 2", calls, frees, want)
+	}
+	ga, _, _, err := b.EvalResident(s, w.Inputs, w.Aux)
+	if err != nil {
+		t.Fatal(err)
+	}
+	z := append(slices.Clone(w.Inputs), w.Aux...)
+	wa := make([]fr.Element, shape.Rows())
+	if err := shape.Eval(z, wa, make([]fr.Element, shape.Rows()), make([]fr.Element, shape.Rows()), 1); err != nil {
+		t.Fatal(err)
+	}
+	for j := range wa {
+		if !ga[j].Equal(&wa[j]) {
+			t.Fatalf("row %d of A·z differs after the retried upload", j)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(live) != 0 {
+		t.Fatalf("%d of the shape's arrays not freed by Close", len(live))
+	}
 }
