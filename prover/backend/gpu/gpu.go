@@ -1,6 +1,7 @@
 // Package gpu implements backend.Backend on one CUDA device through libsnarkpipe_cuda.so
 // (package cuda). Bases are uploaded once and stay resident in device memory; scalars and
-// NTT vectors are copied per call into pooled device buffers. New returns an error
+// NTT vectors are copied per call into pooled device buffers, and a resident shape keeps
+// its proof vectors from one proof to the next (pool.go). New returns an error
 // wrapping cuda.ErrNoCUDA when the library or a GPU is missing, so callers fall back to
 // the CPU backend.
 package gpu
