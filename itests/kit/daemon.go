@@ -191,6 +191,21 @@ func (d *Daemon) RoleURL(role string) string {
 	return d.proc.role(role)
 }
 
+// MetricsAddr is host:port of the daemon's /healthz and /metrics listener, as it printed
+// it right after its API line (waiting up to 5 s for that line); empty for `worker run`,
+// which does not print it.
+func (d *Daemon) MetricsAddr() string {
+	d.mu.Lock()
+	p := d.proc
+	d.mu.Unlock()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if a := p.metricsAddr(); a != "" {
+			return a
+		}
+	}
+	return ""
+}
+
 // Log is the output of the current process so far (at most its last 1 MiB).
 func (d *Daemon) Log() string {
 	d.mu.Lock()

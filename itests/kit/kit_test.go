@@ -2,6 +2,8 @@ package kit
 
 import (
 	"context"
+	"net"
+	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -78,9 +80,9 @@ func TestProcessScan(t *testing.T) {
 		t.Fatalf("api %q roles %v", p.apiAddr, p.roles)
 	}
 	d := &process{ready: make(chan struct{}), roles: map[string]string{}, log: mustTemp(t)}
-	d.Write([]byte("snarkpipe daemon: API http://[::1]:9/rpc/v0, backend cpu\n"))
-	if d.apiAddr != "[::1]:9" {
-		t.Fatalf("daemon line: %q", d.apiAddr)
+	d.Write([]byte("snarkpipe daemon: API http://[::1]:9/rpc/v0, backend cpu\n  /healthz and /metrics on http://127.0.0.1:10\n"))
+	if d.apiAddr != "[::1]:9" || d.metricsAddr() != "127.0.0.1:10" {
+		t.Fatalf("daemon lines: api %q metrics %q", d.apiAddr, d.metricsAddr())
 	}
 }
 
@@ -131,9 +133,22 @@ func TestStartDaemon(t *testing.T) {
 	if st == nil {
 		t.Fatal("no status")
 	}
+	resp, err := http.Get("http://" + d.MetricsAddr() + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("/healthz: HTTP %d", resp.StatusCode)
+	}
 	if !strings.HasPrefix(d.CuzkAddr, "unix://"+d.DataDir) {
 		t.Fatalf("cuzk address %q", d.CuzkAddr)
 	}
+	conn, err := net.Dial("unix", strings.TrimPrefix(d.CuzkAddr, "unix://"))
+	if err != nil {
+		t.Fatalf("cuzk socket: %v", err)
+	}
+	conn.Close()
 	token := d.Token
 	d.Kill()
 	if d.Running() {

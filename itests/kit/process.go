@@ -24,6 +24,7 @@ type process struct {
 	mu      sync.Mutex
 	partial []byte
 	apiAddr string            // from the "API http://ADDR/rpc/v0" line
+	metrics string            // from the "/healthz and /metrics on http://ADDR" line
 	roles   map[string]string // lotus worker role → URL, from the "role NAME URL" lines
 	ready   chan struct{}     // closed once apiAddr is known
 }
@@ -32,6 +33,9 @@ type process struct {
 // "snarkpipe daemon: API http://127.0.0.1:41235/rpc/v0, …" and
 // "snarkpipe worker: native API http://127.0.0.1:41235/rpc/v0, …".
 var apiLine = regexp.MustCompile(`^snarkpipe (?:daemon: API|worker: native API) http://([^/\s]+)/rpc/v0`)
+
+// metricsLine matches the daemon's "  /healthz and /metrics on http://127.0.0.1:41236".
+var metricsLine = regexp.MustCompile(`^\s+/healthz and /metrics on http://(\S+)$`)
 
 // roleLine matches the worker's "  role c2      http://127.0.0.1:3456/c2/rpc/v0 (session …" lines.
 var roleLine = regexp.MustCompile(`^\s+role (\S+)\s+(http://\S+/rpc/v0) `)
@@ -80,6 +84,9 @@ func (p *process) scan(line string) {
 		p.apiAddr = m[1]
 		close(p.ready)
 	}
+	if m := metricsLine.FindStringSubmatch(line); m != nil {
+		p.metrics = m[1]
+	}
 	if m := roleLine.FindStringSubmatch(line); m != nil {
 		p.roles[m[1]] = m[2]
 	}
@@ -103,6 +110,12 @@ func (p *process) role(name string) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.roles[name]
+}
+
+func (p *process) metricsAddr() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.metrics
 }
 
 func (p *process) running() bool {
