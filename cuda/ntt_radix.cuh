@@ -88,6 +88,67 @@ __device__ __forceinline__ void ntt_apply_scale(const NttScaleSpec& s, int lg_n,
   if (s.on) x = x * s.tab.at(s.bitrev_index ? bitrev(p, lg_n) : p);
 }
 
+// ntt_fuse_pre / ntt_fuse_post: the fused element-wise operations of the first / last
+// pass (out of line: they run in one pass of a transform and would otherwise keep the
+// kernel's loops from unrolling).
+// Arguments by value: a reference to a kernel parameter would copy it to local memory.
+static __device__ __noinline__ Fr ntt_fuse_pre(const NttScaleSpec pre, int lg_n, uint32_t p, Fr x) {
+  ntt_apply_scale(pre, lg_n, p, x);
+  return x;
+}
+
+static __device__ __noinline__ Fr ntt_fuse_post(const NttFuse f, int lg_n, uint32_t p, Fr x) {
+  ntt_apply_scale(f.post, lg_n, p, x);
+  if (f.qb) x = (x * load16(f.qb + p) - load16(f.qc + p)) * f.z_inv;
+  return x;
+}
+
+// NttElemOp: the per-element work of a thread's first and last chunk.
+enum NttElemOp { kNttLoad, kNttLoadTwiddled, kNttTwiddle, kNttFusePre, kNttFusePost, kNttStore };
+
+// NttElems: the context of that work, element i being tile index kbase | i << L.
+struct NttElems {
+  Fr* data;
+  const NttPassGeom& g;
+  const NttFuse& f;
+  uint32_t blk, kbase;
+  int L;
+
+  template <NttElemOp OP>
+  __device__ __forceinline__ void apply(Fr& x, int i) const {
+    uint32_t grp, pos;
+    const uint32_t p = ntt_global_index(g, blk, kbase | (uint32_t(i) << L), &grp, &pos);
+    if constexpr (OP == kNttLoad) {
+      x = load16(data + p);
+    } else if constexpr (OP == kNttLoadTwiddled) {
+      x = load16(data + p);
+      ntt_apply_interpass(g, grp, pos, x);
+    } else if constexpr (OP == kNttTwiddle) {
+      ntt_apply_interpass(g, grp, pos, x);
+    } else if constexpr (OP == kNttFusePre) {
+      x = ntt_fuse_pre(f.pre, g.lg_n, p, x);
+    } else if constexpr (OP == kNttFusePost) {
+      x = ntt_fuse_post(f, g.lg_n, p, x);
+    } else {
+      store16(data + p, x);
+    }
+  }
+};
+
+// ntt_each8 applies OP to the eight elements without a loop: a loop whose body holds field
+// products may not be unrolled, and x would then leave registers for local memory.
+template <NttElemOp OP>
+__device__ __forceinline__ void ntt_each8(Fr (&x)[8], const NttElems& el) {
+  el.apply<OP>(x[0], 0);
+  el.apply<OP>(x[1], 1);
+  el.apply<OP>(x[2], 2);
+  el.apply<OP>(x[3], 3);
+  el.apply<OP>(x[4], 4);
+  el.apply<OP>(x[5], 5);
+  el.apply<OP>(x[6], 6);
+  el.apply<OP>(x[7], 7);
+}
+
 // ntt_stage_regs runs one radix-2 stage on the pairs of x that differ in local bit LB,
 // which is tile bit L + LB and bit b of the position e.
 template <bool DIT, int LB>
@@ -126,8 +187,9 @@ __device__ __forceinline__ void ntt_stage_dispatch(Fr (&x)[8], const NttPassGeom
 // ntt_pass_radix8_body: one pass; first/last say whether this is the first/last pass
 // executed (the fusions apply there). Blocks of 2^(tb−3) threads.
 template <bool DIT>
-__device__ __forceinline__ void ntt_pass_radix8_body(Fr* __restrict__ data, const NttPassGeom& g, const NttFuse& f,
+__device__ __forceinline__ void ntt_pass_radix8_body(Fr* __restrict__ data, const NttPassGeom g, const NttFuse f,
                                                      bool first, bool last) {
+  // g and f by value: a reference to a kernel parameter can force a copy to local memory.
   extern __shared__ uint4 smem_raw[];
   Fr* sm = reinterpret_cast<Fr*>(smem_raw);
   const int tb = g.t + g.gi + g.go;
@@ -150,15 +212,13 @@ __device__ __forceinline__ void ntt_pass_radix8_body(Fr* __restrict__ data, cons
     for (uint32_t q = threadIdx.x; q < T; q += blockDim.x) {
       const uint32_t kbase = (q & ((1u << L) - 1)) | ((q >> L) << (L + 3));
       Fr x[8];
+      const NttElems el{data, g, f, blk, kbase, L};
       if (c == 0) {
-#pragma unroll
-        for (int i = 0; i < 8; i++) {
-          uint32_t grp, pos;
-          const uint32_t p = ntt_global_index(g, blk, kbase | (uint32_t(i) << L), &grp, &pos);
-          x[i] = load16(data + p);
-          if (first) ntt_apply_scale(f.pre, g.lg_n, p, x[i]);
-          if (DIT) ntt_apply_interpass(g, grp, pos, x[i]);
-        }
+        if (DIT)
+          ntt_each8<kNttLoadTwiddled>(x, el);
+        else
+          ntt_each8<kNttLoad>(x, el);
+        if (first && f.pre.on) ntt_each8<kNttFusePre>(x, el);
       } else {
 #pragma unroll
         for (int i = 0; i < 8; i++) x[i] = sm[kbase | (uint32_t(i) << L)];
@@ -169,18 +229,9 @@ __device__ __forceinline__ void ntt_pass_radix8_body(Fr* __restrict__ data, cons
         for (int b = lo + r - 1; b >= lo; b--) ntt_stage_dispatch<DIT>(x, g, kbase, L, b);
       }
       if (c == C - 1) {
-#pragma unroll
-        for (int i = 0; i < 8; i++) {
-          uint32_t grp, pos;
-          const uint32_t p = ntt_global_index(g, blk, kbase | (uint32_t(i) << L), &grp, &pos);
-          Fr v = x[i];
-          if (!DIT) ntt_apply_interpass(g, grp, pos, v);
-          if (last) {
-            ntt_apply_scale(f.post, g.lg_n, p, v);
-            if (f.qb) v = (v * load16(f.qb + p) - load16(f.qc + p)) * f.z_inv;
-          }
-          store16(data + p, v);
-        }
+        if (!DIT) ntt_each8<kNttTwiddle>(x, el);
+        if (last && (f.post.on || f.qb)) ntt_each8<kNttFusePost>(x, el);
+        ntt_each8<kNttStore>(x, el);
       } else {
 #pragma unroll
         for (int i = 0; i < 8; i++) sm[kbase | (uint32_t(i) << L)] = x[i];
