@@ -15,7 +15,6 @@ import (
 	"github.com/snarkpipe/snarkpipe/sealer/refseal"
 	"github.com/snarkpipe/snarkpipe/sealer/update"
 	"github.com/snarkpipe/snarkpipe/types"
-	"github.com/snarkpipe/snarkpipe/types/vanilla"
 )
 
 // TestReplicaUpdate2OverSockets proves a 2 KiB SnapDeals update (reference updater) through
@@ -30,17 +29,11 @@ func TestReplicaUpdate2OverSockets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nodes := func(seed byte) []byte {
-		b := make([]byte, info.SectorSize)
-		for i := range b {
-			b[i] = byte(i*7) ^ seed
-		}
-		for i := 31; i < len(b); i += 32 {
-			b[i] &= 0x3f // canonical field elements, as fr32 padding guarantees
-		}
-		return b
+	u, err := refseal.PatternUpdate(info, 9)
+	if err != nil {
+		t.Fatal(err)
 	}
-	u, err := refseal.Update(info, vanilla.Domain{9, 8, 7}, nodes(3), nodes(4), info.HDefault)
+	vproofs, err := u.EncodedPartitionProofs()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,9 +44,7 @@ func TestReplicaUpdate2OverSockets(t *testing.T) {
 	req := api.ReplicaUpdateRequest{
 		Sector: abi.SectorID{Miner: 1000, Number: 9}, UpdateProofType: info.ID,
 		CommROld: u.CommROld[:], CommRNew: u.CommRNew[:], CommDNew: u.CommDNew[:],
-	}
-	for _, p := range parts {
-		req.VanillaProofs = append(req.VanillaProofs, vanilla.EncodeUpdatePartitionProof(p))
+		VanillaProofs: vproofs,
 	}
 
 	url, _ := serveService(t)

@@ -24,33 +24,51 @@ func updateRequest(t testing.TB) (*sealer.ReplicaUpdateRequest, *refseal.SectorU
 	if err != nil {
 		t.Fatal(err)
 	}
-	nodes := func(seed byte) []byte {
-		b := make([]byte, info.SectorSize)
-		for i := range b {
-			b[i] = byte(i*31) ^ seed
-		}
-		for i := 31; i < len(b); i += 32 {
-			b[i] &= 0x3f
-		}
-		return b
-	}
-	commC := vanilla.Domain{5, 6, 7}
-	u, err := refseal.Update(info, commC, nodes(1), nodes(2), info.HDefault)
+	u, err := refseal.PatternUpdate(info, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	proofs, err := u.PartitionProofs()
+	vproofs, err := u.EncodedPartitionProofs()
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := &sealer.ReplicaUpdateRequest{
+	return &sealer.ReplicaUpdateRequest{
 		Sector: abi.SectorID{Miner: 1000, Number: 7}, UpdateProofType: info.ID,
 		CommROld: u.CommROld[:], CommRNew: u.CommRNew[:], CommDNew: u.CommDNew[:],
+		VanillaProofs: vproofs,
+	}, u
+}
+
+// TestPatternUpdateVerifies: refseal.PatternUpdate gives, per seed, another sector whose
+// encoded partition proofs decode and pass native verification.
+func TestPatternUpdateVerifies(t *testing.T) {
+	info, err := types.UpdateProof(abi.RegisteredUpdateProof_StackedDrg2KiBV1)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, p := range proofs {
-		req.VanillaProofs = append(req.VanillaProofs, vanilla.EncodeUpdatePartitionProof(p))
+	seen := map[vanilla.Domain]bool{}
+	for _, seed := range []byte{0, 1, 200} {
+		u, err := refseal.PatternUpdate(info, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if seen[u.CommRNew] {
+			t.Fatalf("seed %d repeats a sector", seed)
+		}
+		seen[u.CommRNew] = true
+		blobs, err := u.EncodedPartitionProofs()
+		if err != nil {
+			t.Fatal(err)
+		}
+		proofs, err := vanilla.DecodeUpdatePartitionProofs(info, blobs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pub := &sealer.UpdatePublic{Proof: info, CommROld: types.Commitment(u.CommROld), CommDNew: types.Commitment(u.CommDNew), CommRNew: types.Commitment(u.CommRNew), H: info.HDefault}
+		if err := sealer.VerifyUpdate(pub, proofs); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
 	}
-	return req, u
 }
 
 func TestReplicaUpdateRefusedBeforeProving(t *testing.T) {

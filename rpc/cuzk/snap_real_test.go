@@ -20,7 +20,6 @@ import (
 	"github.com/snarkpipe/snarkpipe/sealer/refseal"
 	"github.com/snarkpipe/snarkpipe/sealer/update"
 	"github.com/snarkpipe/snarkpipe/types"
-	"github.com/snarkpipe/snarkpipe/types/vanilla"
 )
 
 // snapUpdate2K is a 2 KiB sector update by the reference updater and the request Curio's
@@ -32,21 +31,11 @@ func snapUpdate2K(t *testing.T) (*refseal.SectorUpdate, *cuzkpb.SubmitProofReque
 	if err != nil {
 		t.Fatal(err)
 	}
-	nodes := func(seed byte) []byte {
-		b := make([]byte, info.SectorSize)
-		for i := range b {
-			b[i] = byte(i*23) ^ seed
-		}
-		for i := 31; i < len(b); i += 32 {
-			b[i] &= 0x3f // fr32 padding: every node a canonical field element
-		}
-		return b
-	}
-	u, err := refseal.Update(info, vanilla.Domain{3, 1, 4}, nodes(5), nodes(6), info.HDefault)
+	u, err := refseal.PatternUpdate(info, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
-	proofs, err := u.PartitionProofs()
+	vproofs, err := u.EncodedPartitionProofs()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,9 +43,7 @@ func snapUpdate2K(t *testing.T) (*refseal.SectorUpdate, *cuzkpb.SubmitProofReque
 		RequestId: "snap-1000-12", ProofKind: cuzkpb.ProofKind_SNAP_DEALS_UPDATE, SectorSize: info.SectorSize,
 		RegisteredProof: uint64(info.ID), Priority: cuzkpb.Priority_NORMAL, SectorNumber: 12, MinerId: 1000,
 		CommROld: u.CommROld[:], CommRNew: u.CommRNew[:], CommDNew: u.CommDNew[:],
-	}
-	for _, p := range proofs {
-		req.VanillaProofs = append(req.VanillaProofs, vanilla.EncodeUpdatePartitionProof(p))
+		VanillaProofs: vproofs,
 	}
 	return u, req
 }

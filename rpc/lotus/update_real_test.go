@@ -19,7 +19,6 @@ import (
 	"github.com/snarkpipe/snarkpipe/sealer/refseal"
 	"github.com/snarkpipe/snarkpipe/sealer/update"
 	"github.com/snarkpipe/snarkpipe/types"
-	"github.com/snarkpipe/snarkpipe/types/vanilla"
 )
 
 // update2K is a 2 KiB sector update by the reference updater: its CIDs and vanilla
@@ -36,28 +35,15 @@ func newUpdate2K(t testing.TB) *update2K {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nodes := func(seed byte) []byte {
-		b := make([]byte, info.SectorSize)
-		for i := range b {
-			b[i] = byte(i*29) ^ seed
-		}
-		for i := 31; i < len(b); i += 32 {
-			b[i] &= 0x3f // fr32 padding: every node a canonical field element
-		}
-		return b
-	}
-	u, err := refseal.Update(info, vanilla.Domain{7, 8, 9}, nodes(3), nodes(4), info.HDefault)
+	u, err := refseal.PatternUpdate(info, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	proofs, err := u.PartitionProofs()
+	vproofs, err := u.EncodedPartitionProofs()
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := &update2K{u: u, cids: cidsOf(t, u.CommROld, u.CommRNew, u.CommDNew)}
-	for _, p := range proofs {
-		out.vproofs = append(out.vproofs, vanilla.EncodeUpdatePartitionProof(p))
-	}
+	out := &update2K{u: u, cids: cidsOf(t, u.CommROld, u.CommRNew, u.CommDNew), vproofs: vproofs}
 	return out
 }
 
