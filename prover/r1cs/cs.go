@@ -45,6 +45,18 @@ type Capacity struct {
 	Inputs, Aux, Constraints int
 	// NonZeros is the expected number of terms over A, B and C together.
 	NonZeros int
+	// MatrixNonZeros is the expected number of terms of A, B and C each; a non-zero
+	// entry overrides that matrix's third of NonZeros (the matrices differ in size:
+	// in Filecoin's circuits B has less than half the terms of A).
+	MatrixNonZeros [3]int
+}
+
+// matrixNonZeros is the expected number of terms of matrix i (0: A, 1: B, 2: C).
+func (c Capacity) matrixNonZeros(i int) int {
+	if n := c.MatrixNonZeros[i]; n > 0 {
+		return n
+	}
+	return c.NonZeros / 3
 }
 
 // namespaces keeps the current namespace path for error reports.

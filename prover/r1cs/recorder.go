@@ -17,10 +17,10 @@ func NewRecorder(c Capacity) *Recorder {
 	rows := c.Constraints + c.Inputs
 	r := &Recorder{coeffIdx: make(map[fr.Element]uint32)}
 	s := &r.shape
-	for _, m := range []*Matrix{&s.A, &s.B, &s.C} {
+	for i, m := range []*Matrix{&s.A, &s.B, &s.C} {
 		m.RowPtr = make([]uint64, 1, rows+1)
-		m.Col = make([]uint32, 0, c.NonZeros/3)
-		m.Coeff = make([]uint32, 0, c.NonZeros/3)
+		m.Col = make([]uint32, 0, c.matrixNonZeros(i))
+		m.Coeff = make([]uint32, 0, c.matrixNonZeros(i))
 	}
 	r.density = newDensity(c)
 	var minusOne fr.Element
