@@ -51,10 +51,11 @@ func newCircuits(store *srs.Recordings, hints *hintStore) *circuits {
 }
 
 // prepare returns the hint of c's circuit id, valid for this process's circuit code. The
-// first call per id learns the recording key: when the store may hold a recording of the
-// id, by synthesizing c into the key hasher alone (no memory beyond counters), then looking
-// the key up in the store or recording; otherwise (a cold start) by recording c in the
-// same synthesis (recordOnce). Concurrent callers for one id wait for the first.
+// first call per id learns the recording key: by synthesizing c into the key hasher
+// (no memory beyond counters), then finding the recording in the store or recording it
+// with buffers sized by that synthesis; or, when the id has a hint but no recording on
+// disk, by recording c in the same synthesis (recordOnce). Concurrent callers for one id
+// wait for the first.
 func (cs *circuits) prepare(ctx context.Context, c prover.Circuit) (Hint, error) {
 	id := c.ID()
 	for {
@@ -88,8 +89,8 @@ func (cs *circuits) prepare(ctx context.Context, c prover.Circuit) (Hint, error)
 
 func (cs *circuits) probe(c prover.Circuit) (Hint, error) {
 	id := c.ID()
-	if !cs.storeMayHold(id) {
-		return cs.recordOnce(c)
+	if h, ok := cs.hints.get(id); ok && !cs.storeMayHold(id) {
+		return cs.recordOnce(c, h.capacity())
 	}
 	k := newKeyCS()
 	if err := contain(id, func() error { return c.Synthesize(k) }); err != nil {
@@ -100,7 +101,7 @@ func (cs *circuits) probe(c prover.Circuit) (Hint, error) {
 		cs.setKey(id, key, nil)
 		return h, nil
 	}
-	shape, err := cs.lookupOrRecord(c, key)
+	shape, err := cs.lookupOrRecord(c, key, k.capacity())
 	if err != nil {
 		return Hint{}, err
 	}
@@ -134,8 +135,9 @@ func (cs *circuits) forget(id prover.CircuitID) {
 	cs.mu.Unlock()
 }
 
-// lookupOrRecord reads the recording of (id, key), or records c (and persists it).
-func (cs *circuits) lookupOrRecord(c prover.Circuit, key srs.RecordingKey) (*r1cs.Shape, error) {
+// lookupOrRecord reads the recording of (id, key), or records c (and persists it) into
+// buffers of the given capacity.
+func (cs *circuits) lookupOrRecord(c prover.Circuit, key srs.RecordingKey, capacity r1cs.Capacity) (*r1cs.Shape, error) {
 	id := c.ID()
 	if cs.store != nil {
 		s, err := cs.store.Load(id, key)
@@ -149,7 +151,7 @@ func (cs *circuits) lookupOrRecord(c prover.Circuit, key srs.RecordingKey) (*r1c
 			return nil, err
 		}
 	}
-	got, s, err := cs.record(c)
+	got, s, err := cs.record(c, capacity)
 	if err != nil {
 		return nil, err
 	}
@@ -166,14 +168,10 @@ func (cs *circuits) lookupOrRecord(c prover.Circuit, key srs.RecordingKey) (*r1c
 }
 
 // record synthesizes c once into the recorder and the key hasher together (recordingCS),
-// the recorder pre-sized from the id's hint when there is one. It returns the key of that
-// synthesis and the finished recording.
-func (cs *circuits) record(c prover.Circuit) (srs.RecordingKey, *r1cs.Shape, error) {
+// the recorder's buffers sized by capacity. It returns the key of that synthesis and the
+// finished recording.
+func (cs *circuits) record(c prover.Circuit, capacity r1cs.Capacity) (srs.RecordingKey, *r1cs.Shape, error) {
 	id := c.ID()
-	var capacity r1cs.Capacity
-	if h, ok := cs.hints.get(id); ok {
-		capacity = h.capacity()
-	}
 	rec := r1cs.NewRecorder(capacity)
 	k := newKeyCS()
 	if err := contain(id, func() error { return c.Synthesize(recordingCS{key: k, rec: rec}) }); err != nil {
@@ -203,7 +201,11 @@ func (cs *circuits) shapeFor(c prover.Circuit) (srs.RecordingKey, *r1cs.Shape, e
 	if s != nil {
 		return key, s, nil
 	}
-	s, err := cs.lookupOrRecord(c, key)
+	var capacity r1cs.Capacity
+	if h, ok := cs.hints.get(id); ok {
+		capacity = h.capacity()
+	}
+	s, err := cs.lookupOrRecord(c, key, capacity)
 	return key, s, err
 }
 
@@ -213,7 +215,7 @@ func (p *Pipeline) loadHost(ctx context.Context, c prover.Circuit, hint Hint) (*
 	if err != nil {
 		return nil, err
 	}
-	if hintOf(key, shape) != hint {
+	if !hintOf(key, shape).sameSizes(hint) {
 		// The reservation was sized from a hint of other sizes; refuse rather than
 		// exceed the budget. The next attempt uses the corrected hint.
 		p.circuits.setKey(c.ID(), key, shape)

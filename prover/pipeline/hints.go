@@ -17,21 +17,32 @@ import (
 // persisted (hints.json in the recordings directory) so that a restarted service admits
 // and refuses jobs correctly before it has synthesized anything.
 type Hint struct {
-	Key         string // recording key of the synthesis the sizes come from
-	Counts      r1cs.Counts
-	NonZeros    int
-	ShapeBytes  int64
-	ParamsBytes int64
+	Key      string // recording key of the synthesis the sizes come from
+	Counts   r1cs.Counts
+	NonZeros int
+	// MatrixNonZeros splits NonZeros by matrix (A, B, C) to pre-size a recorder; zero
+	// in hints persisted before it existed. It sizes no reservation (see sameSizes).
+	MatrixNonZeros [3]int
+	ShapeBytes     int64
+	ParamsBytes    int64
 }
 
 func hintOf(key srs.RecordingKey, s *r1cs.Shape) Hint {
 	return Hint{
-		Key:         key.String(),
-		Counts:      s.Counts(),
-		NonZeros:    s.A.NonZeros() + s.B.NonZeros() + s.C.NonZeros(),
-		ShapeBytes:  r1cs.EncodedShapeLen(s),
-		ParamsBytes: srs.ParamsBytes(s.Counts()),
+		Key:            key.String(),
+		Counts:         s.Counts(),
+		NonZeros:       s.A.NonZeros() + s.B.NonZeros() + s.C.NonZeros(),
+		MatrixNonZeros: [3]int{s.A.NonZeros(), s.B.NonZeros(), s.C.NonZeros()},
+		ShapeBytes:     r1cs.EncodedShapeLen(s),
+		ParamsBytes:    srs.ParamsBytes(s.Counts()),
 	}
+}
+
+// sameSizes reports whether h and o size the same reservations and name the same key:
+// every field but MatrixNonZeros, which a hint persisted by an older binary lacks.
+func (h Hint) sameSizes(o Hint) bool {
+	h.MatrixNonZeros, o.MatrixNonZeros = [3]int{}, [3]int{}
+	return h == o
 }
 
 func (h Hint) slot() slotShape {
@@ -46,7 +57,10 @@ func (h Hint) deviceWorkingSet() int64 { return h.slot().bytes() }
 
 // Capacity pre-sizes a recorder for the circuit.
 func (h Hint) capacity() r1cs.Capacity {
-	return r1cs.Capacity{Inputs: h.Counts.NumInputs, Aux: h.Counts.NumAux, Constraints: h.Counts.NumConstraints, NonZeros: h.NonZeros}
+	return r1cs.Capacity{
+		Inputs: h.Counts.NumInputs, Aux: h.Counts.NumAux, Constraints: h.Counts.NumConstraints,
+		NonZeros: h.NonZeros, MatrixNonZeros: h.MatrixNonZeros,
+	}
 }
 
 // hintStore is the in-memory map of hints, written through to a file when it has one.

@@ -60,10 +60,12 @@ func (k *keyHash) sum(s r1cs.Sizes) srs.RecordingKey {
 	return key
 }
 
-// keyCS is a ConstraintSystem that only computes the recording key and the sizes.
+// keyCS is a ConstraintSystem that only computes the recording key, the sizes, and the
+// number of raw terms of A, B and C (before merging: an upper bound of the recording's).
 type keyCS struct {
 	h     keyHash
 	sizes r1cs.Sizes
+	terms [3]int
 }
 
 func newKeyCS() *keyCS {
@@ -86,13 +88,36 @@ func (k *keyCS) AllocInput(fr.Element) r1cs.Variable {
 
 func (k *keyCS) Enforce(_ string, a, b, c *r1cs.LC) {
 	k.sizes.NumConstraints++
+	k.terms[0] += lcLen(a)
+	k.terms[1] += lcLen(b)
+	k.terms[2] += lcLen(c)
 	k.h.row(a, b, c)
+}
+
+func lcLen(lc *r1cs.LC) int {
+	if lc == nil {
+		return 0
+	}
+	return len(*lc)
 }
 
 func (k *keyCS) Push(string) {}
 func (k *keyCS) Pop()        {}
 
 func (k *keyCS) key() srs.RecordingKey { return k.h.sum(k.sizes) }
+
+// capacity sizes a recorder for the synthesis just hashed. A recorder that starts empty
+// grows its matrices step by step, copying them each time: on a 2 KiB PoRep circuit that
+// is more than half of the recording's CPU time, and more than this hash-only synthesis
+// costs (docs/BENCHMARKS.md, "Cold-start recording").
+func (k *keyCS) capacity() r1cs.Capacity {
+	terms := k.terms
+	terms[0] += k.sizes.NumInputs // Finish adds a row of one term to A per input
+	return r1cs.Capacity{
+		Inputs: k.sizes.NumInputs, Aux: k.sizes.NumAux, Constraints: k.sizes.NumConstraints,
+		NonZeros: terms[0] + terms[1] + terms[2], MatrixNonZeros: terms,
+	}
+}
 
 // recordingCS records the shape and computes the key in one synthesis. The key sees the
 // raw terms before the recorder canonicalizes them in place.

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -74,19 +75,57 @@ func freshRecording(t testing.TB, c prover.Circuit) *r1cs.Shape {
 }
 
 // The one-pass synthesis gives the key of the hash-only probe, bit for bit, and the
-// recording of a recorder alone: recordings made either way are found by the other.
+// recording of a recorder alone, whatever its buffers' capacity: recordings made either
+// way are found by the other.
 func TestOnePassKeyEqualsProbeKey(t *testing.T) {
 	for _, c := range keyCircuits() {
-		cs := newCircuits(nil, openHints(""))
-		key, shape, err := cs.record(c)
+		want, fresh := probeKey(t, c), freshRecording(t, c)
+		for _, capacity := range []r1cs.Capacity{{}, probeCapacity(t, c), hintOf(want, fresh).capacity()} {
+			cs := newCircuits(nil, openHints(""))
+			key, shape, err := cs.record(c, capacity)
+			if err != nil {
+				t.Fatalf("%s: %v", c.ID(), err)
+			}
+			if key != want {
+				t.Errorf("%s, capacity %+v: one-pass key %s, probe key %s", c.ID(), capacity, key, want)
+			}
+			if !reflect.DeepEqual(shape, fresh) {
+				t.Errorf("%s, capacity %+v: one-pass recording differs from a recorder's", c.ID(), capacity)
+			}
+		}
+	}
+}
+
+func probeCapacity(t testing.TB, c prover.Circuit) r1cs.Capacity {
+	t.Helper()
+	k := newKeyCS()
+	if err := c.Synthesize(k); err != nil {
+		t.Fatal(err)
+	}
+	return k.capacity()
+}
+
+// The probe's capacity holds the whole recording: its buffers never grow. The chain has
+// no repeated terms, so there it is exact.
+func TestProbeCapacityHoldsRecording(t *testing.T) {
+	for _, c := range keyCircuits() {
+		capacity := probeCapacity(t, c)
+		_, s, err := newCircuits(nil, openHints("")).record(c, capacity)
 		if err != nil {
-			t.Fatalf("%s: %v", c.ID(), err)
+			t.Fatal(err)
 		}
-		if want := probeKey(t, c); key != want {
-			t.Errorf("%s: one-pass key %s, probe key %s", c.ID(), key, want)
+		for i, m := range []*r1cs.Matrix{&s.A, &s.B, &s.C} {
+			// (A count of zero leaves the recorder its default, so only non-zero counts
+			// must be the capacity exactly.)
+			if n := capacity.MatrixNonZeros[i]; m.NonZeros() > n || n > 0 && (cap(m.Col) != n || cap(m.Coeff) != n) {
+				t.Errorf("%s matrix %d: %d terms, capacity %d/%d, probe counted %d", c.ID(), i, m.NonZeros(), cap(m.Col), cap(m.Coeff), n)
+			}
+			if rows := s.NumConstraints + s.NumInputs + 1; cap(m.RowPtr) != rows {
+				t.Errorf("%s matrix %d: row pointers grew to %d, want %d", c.ID(), i, cap(m.RowPtr), rows)
+			}
 		}
-		if !reflect.DeepEqual(shape, freshRecording(t, c)) {
-			t.Errorf("%s: one-pass recording differs from a recorder's", c.ID())
+		if _, chain := c.(*r1cstest.Chain); chain && capacity.MatrixNonZeros != [3]int{s.A.NonZeros(), s.B.NonZeros(), s.C.NonZeros()} {
+			t.Errorf("chain: probe counted %v, recording has %d %d %d", capacity.MatrixNonZeros, s.A.NonZeros(), s.B.NonZeros(), s.C.NonZeros())
 		}
 	}
 }
@@ -111,73 +150,110 @@ func TestKeyOfMergedTermsDiffers(t *testing.T) {
 	}
 }
 
-// A cold start (no recording of the id on disk) synthesizes once: prepare learns the key
-// and records, the file is saved under the probe's key, and the load takes the kept
-// recording. A restart finds the file: one hash-only synthesis, then a disk load.
-func TestColdStartSynthesizesOnce(t *testing.T) {
-	dir := t.TempDir()
-	c := &countingCircuit{Circuit: &r1cstest.Random{Seed: 4, Constraints: 800, Inputs: 3, Unused: 10}}
-	want, wantShape := probeKey(t, c.Circuit), freshRecording(t, c.Circuit)
-	store := &srs.Recordings{Dir: dir}
-
-	cold := newCircuits(store, openHints(dir))
-	h, err := cold.prepare(context.Background(), c)
+// setUp prepares c in a fresh circuits over store (a restarted process) and takes the
+// recording its load would take; it returns the syntheses that cost.
+func setUp(t testing.TB, store *srs.Recordings, c *countingCircuit) (srs.RecordingKey, *r1cs.Shape, int) {
+	t.Helper()
+	dir := ""
+	if store != nil {
+		dir = store.Dir
+	}
+	cs := newCircuits(store, openHints(dir))
+	c.calls = 0
+	h, err := cs.prepare(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.calls != 1 || h.Key != want.String() {
-		t.Fatalf("cold prepare: %d syntheses, hint key %s, want 1 and %s", c.calls, h.Key, want)
+	key, shape, err := cs.shapeFor(c)
+	if err != nil || h.Key != key.String() {
+		t.Fatalf("load: key %s, hint key %s (%v)", key, h.Key, err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, store.FileName(c.ID(), want))); err != nil {
-		t.Fatalf("recording not saved under the probe key: %v", err)
-	}
-	key, shape, err := cold.shapeFor(c)
-	if err != nil || key != want || !reflect.DeepEqual(shape, wantShape) || c.calls != 1 {
-		t.Fatalf("cold load: key %s, %d syntheses, same recording %v (%v)", key, c.calls, reflect.DeepEqual(shape, wantShape), err)
-	}
-
-	c.calls = 0
-	warm := newCircuits(store, openHints(dir))
-	if h, err := warm.prepare(context.Background(), c); err != nil || h.Key != want.String() || c.calls != 1 {
-		t.Fatalf("restart prepare: %d syntheses, hint key %s (%v)", c.calls, h.Key, err)
-	}
-	key, shape, err = warm.shapeFor(c)
-	if err != nil || key != want || !reflect.DeepEqual(shape, wantShape) || c.calls != 1 {
-		t.Fatalf("restart load: key %s, %d syntheses (%v)", key, c.calls, err)
-	}
+	return key, shape, c.calls
 }
 
-// Without a store (recordings in memory only) the first prepare also synthesizes once.
-func TestInMemorySynthesizesOnce(t *testing.T) {
-	c := &countingCircuit{Circuit: &r1cstest.Chain{N: 100}}
-	cs := newCircuits(nil, openHints(""))
-	if _, err := cs.prepare(context.Background(), c); err != nil {
+// Setup of a circuit id in each state of the store: the number of syntheses, the key (the
+// probe's) and the recording (a recorder's) it ends with, and the file it leaves.
+func TestSetupPaths(t *testing.T) {
+	dir := t.TempDir()
+	store := &srs.Recordings{Dir: dir}
+	c := &countingCircuit{Circuit: &r1cstest.Random{Seed: 4, Constraints: 800, Inputs: 3, Unused: 10}}
+	want, wantShape := probeKey(t, c.Circuit), freshRecording(t, c.Circuit)
+	file := filepath.Join(dir, store.FileName(c.ID(), want))
+	check := func(state string, wantCalls int) {
+		t.Helper()
+		key, shape, calls := setUp(t, store, c)
+		if key != want || !reflect.DeepEqual(shape, wantShape) || calls != wantCalls {
+			t.Errorf("%s: key %s, same recording %v, %d syntheses; want %s, true, %d", state, key, reflect.DeepEqual(shape, wantShape), calls, want, wantCalls)
+		}
+		if _, err := os.Stat(file); err != nil {
+			t.Errorf("%s: recording not saved under the probe key: %v", state, err)
+		}
+	}
+	// Nothing known: a hash-only synthesis sizes the recording's buffers, then it records.
+	check("first start", 2)
+	// The recording is on disk: hash, then load.
+	check("restart", 1)
+	// A hint but no recording (deleted or trimmed): one synthesis records and hashes.
+	if err := os.Remove(file); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := cs.shapeFor(c); err != nil || c.calls != 1 {
-		t.Fatalf("%d syntheses (%v)", c.calls, err)
+	check("hint without recording", 1)
+	// The hint persisted by a binary without per-matrix counts still sizes the recording.
+	stripMatrixNonZeros(t, dir)
+	os.Remove(file)
+	check("old hint without recording", 1)
+}
+
+// stripMatrixNonZeros rewrites hints.json as a binary before MatrixNonZeros wrote it.
+func stripMatrixNonZeros(t *testing.T, dir string) {
+	t.Helper()
+	path := filepath.Join(dir, "hints.json")
+	var m map[string]map[string]any
+	data, err := os.ReadFile(path)
+	if err == nil {
+		err = json.Unmarshal(data, &m)
+	}
+	if err != nil {
+		t.Fatalf("hints.json: %v", err)
+	}
+	for _, h := range m {
+		delete(h, "MatrixNonZeros")
+	}
+	if data, err = json.Marshal(m); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
-// A recording of the id under another key (older circuit code) keeps the two-pass path:
-// the probe cannot know the file is stale before hashing. The new recording is saved
-// beside it.
+// Without a store (recordings in memory only) the first setup hashes then records; once
+// the id has a hint (a later probe, after a recording was distrusted), one synthesis.
+func TestInMemorySetup(t *testing.T) {
+	c := &countingCircuit{Circuit: &r1cstest.Chain{N: 100}}
+	cs := newCircuits(nil, openHints(""))
+	for i, want := range []int{2, 1} {
+		c.calls = 0
+		if _, err := cs.prepare(context.Background(), c); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := cs.shapeFor(c); err != nil || c.calls != want {
+			t.Fatalf("setup %d: %d syntheses, want %d (%v)", i, c.calls, want, err)
+		}
+		cs.forget(c.ID())
+	}
+}
+
+// A recording of the id under another key (older circuit code) keeps the hash-first
+// path: the probe cannot know the file is stale before hashing. The new recording is
+// saved beside it.
 func TestStaleRecordingOfIdTakesTwoPasses(t *testing.T) {
 	dir := t.TempDir()
 	store := &srs.Recordings{Dir: dir}
-	old, cur := &variant{version: 1, y0: 2}, &countingCircuit{Circuit: &variant{version: 2, y0: 2}}
-	if err := store.Save(old.ID(), probeKey(t, old), freshRecording(t, old)); err != nil {
-		t.Fatal(err)
-	}
-	cs := newCircuits(store, openHints(dir))
-	if _, err := cs.prepare(context.Background(), cur); err != nil {
-		t.Fatal(err)
-	}
-	if cur.calls != 2 {
-		t.Fatalf("%d syntheses with a stale recording on disk, want 2 (probe, record)", cur.calls)
-	}
-	if _, err := os.Stat(filepath.Join(dir, store.FileName(cur.ID(), probeKey(t, cur.Circuit)))); err != nil {
-		t.Fatalf("new recording not saved: %v", err)
+	setUp(t, store, &countingCircuit{Circuit: &variant{version: 1, y0: 2}})
+	cur := &countingCircuit{Circuit: &variant{version: 2, y0: 2}}
+	if key, _, calls := setUp(t, store, cur); calls != 2 || key != probeKey(t, cur.Circuit) {
+		t.Fatalf("%d syntheses with a stale recording on disk, want 2 (probe, record); key %s", calls, key)
 	}
 	if n := len(recordingFiles(t, dir)); n != 2 {
 		t.Fatalf("%d recordings, want the stale one and the new one", n)

@@ -12,22 +12,31 @@ import (
 	"github.com/snarkpipe/snarkpipe/prover/srs"
 )
 
-// Cold-start recording in one pass.
+// Cold-start recording.
 //
 // The recording key is the hash of a synthesis, so the store can only be searched for a
-// recording after one synthesis; when nothing can be found, a second synthesis records.
-// At full scale each synthesis costs minutes. When the store holds no recording of the
-// circuit id under any key (first start, another machine, recordings deleted or of an
-// older shape-file version), nothing on disk can match, so the first synthesis goes into
-// the recorder and the key hasher together: one pass gives the key and the recording. Its
-// peak memory is that of the recording pass it replaces, as it is that same pass.
+// recording after one synthesis, and a recording needs another when nothing is found. At
+// full scale each synthesis costs minutes, but not equally: a recorder whose buffers
+// start empty spends most of its time growing them (copying matrices of gigabytes again
+// and again), far more than the hash-only synthesis costs. So:
+//
+//   - The hash-only synthesis also counts the rows, variables and raw terms, and a
+//     recording that follows it is made into buffers of that size: no growth, and no
+//     more memory than a growing recorder ends up holding.
+//   - When the id has a capacity hint (from an earlier recording: the recordings were
+//     deleted, trimmed by the disk budget, or kept in memory only) and the store holds no
+//     recording of the id under any key (nothing on disk can match), the buffer sizes are
+//     known without hashing first: one synthesis into the recorder and the hasher together
+//     gives the key and the recording (recordOnce).
+//   - Otherwise (a first start has no hint; a restart has its recording on disk) the
+//     hash-only synthesis comes first, then the disk, then a pre-sized recording.
 
-// recordOnce learns c's key and recording from one synthesis, saves the recording unless
-// the store already has it (another process may have saved it meanwhile), and keeps it
-// for the load that follows admission.
-func (cs *circuits) recordOnce(c prover.Circuit) (Hint, error) {
+// recordOnce learns c's key and recording from one synthesis into buffers of the given
+// capacity, saves the recording unless the store already has it (another process may
+// have saved it meanwhile), and keeps it for the load that follows admission.
+func (cs *circuits) recordOnce(c prover.Circuit, capacity r1cs.Capacity) (Hint, error) {
 	id := c.ID()
-	key, shape, err := cs.record(c)
+	key, shape, err := cs.record(c, capacity)
 	if err != nil {
 		return Hint{}, err
 	}
