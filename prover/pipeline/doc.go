@@ -34,15 +34,19 @@
 // recorded again. Capacity hints (sizes, memory) are kept per circuit id beside the
 // recordings, so a restarted service admits and refuses jobs before synthesizing anything.
 //
-// As the key is a hash of the synthesis, the disk can only be searched after one. So the
-// pipeline first looks for a file of the circuit id under any key. When there is one
-// (a restart), it synthesizes into the hasher alone, which stores nothing, then loads the
-// file of that key, or records in a second synthesis when the file is of other circuit
-// code or corrupt. When there is none (a cold start, or no RecordingsDir), nothing on disk
-// can match, so it synthesizes once into the hasher and the recorder together, saves the
-// recording and keeps it for the load: one synthesis instead of two, with the memory of
-// the recording pass it replaces. The key is the same either way (the hasher sees each
-// row before the recorder merges its terms).
+// As the key is a hash of the synthesis, the disk can only be searched after one, and a
+// missing recording costs a second synthesis into the recorder. What costs most on a
+// cold start, though, is not that second synthesis but a recorder growing its matrices
+// from empty (copying them again and again). So the hash-only synthesis also counts rows,
+// variables and raw terms per matrix, and the recording that follows starts with buffers
+// of that size: a first start is a cheap hash-only synthesis plus a recording that never
+// grows, holding no more than a growing recorder ends with. When the id already has a
+// capacity hint (recordings deleted, trimmed by the disk budget, or kept in memory only)
+// and the store has no file of the id under any key, so nothing on disk can match, one
+// synthesis into the hasher and a hint-sized recorder gives both the key and the
+// recording. A file of the id on disk (a restart) keeps hash, then load. The key is the
+// same on every path: the hasher sees each row before the recorder merges its terms.
+// Figures: docs/BENCHMARKS.md, "Cold-start recording".
 //
 // Every later partition runs only witness generation: the circuit's WitnessFiller when it
 // has one, otherwise Synthesize into a constraint system that stores values and ignores
