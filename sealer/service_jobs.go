@@ -33,6 +33,7 @@ type jobTable struct {
 	mu       sync.Mutex
 	next     uint64
 	draining bool
+	reserved int // admitted requests still being checked, not yet jobs
 	jobs     map[JobID]*job
 	finished []JobID // oldest first
 	keys     map[string]JobID
@@ -43,23 +44,46 @@ func newJobTable(cfg Config) *jobTable {
 	return &jobTable{ttl: time.Duration(cfg.ResultTTL), recent: cfg.RecentJobs, max: cfg.MaxJobs, jobs: make(map[JobID]*job), keys: make(map[string]JobID)}
 }
 
+// reservation is a place under max_jobs held by an admitted request while its input is
+// decoded and checked: concurrent requests cannot all pass the check and then overshoot.
+// It becomes the job's place in add, or is given back by release (a refused request).
+type reservation struct {
+	t    *jobTable
+	done bool // guarded by t.mu
+}
+
+// release gives the place back unless add has turned it into a job; safe to call twice.
+func (r *reservation) release() {
+	r.t.mu.Lock()
+	defer r.t.mu.Unlock()
+	if !r.done {
+		r.done = true
+		r.t.reserved--
+	}
+}
+
 // reserve checks admission before the pipeline is asked, so that a draining or full service
-// refuses without work.
-func (t *jobTable) reserve() error {
+// refuses without work, and holds a place for the request until add or release.
+func (t *jobTable) reserve() (*reservation, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.draining {
-		return newError(CodeUnavailable, "", nil, "shutting down")
+		return nil, newError(CodeUnavailable, "", nil, "shutting down")
 	}
-	if n := len(t.jobs) - len(t.finished); n >= t.max {
-		return newError(CodeUnavailable, "", nil, "%d jobs in flight (max_jobs)", n)
+	if n := len(t.jobs) - len(t.finished) + t.reserved; n >= t.max {
+		return nil, newError(CodeUnavailable, "", nil, "%d jobs in flight (max_jobs)", n)
 	}
-	return nil
+	t.reserved++
+	return &reservation{t: t}, nil
 }
 
-// add registers a submitted pipeline job and watches it.
-func (t *jobTable) add(j *job, key string) JobID {
+// add registers a submitted pipeline job in the place r held, and watches it.
+func (t *jobTable) add(j *job, key string, r *reservation) JobID {
 	t.mu.Lock()
+	if !r.done {
+		r.done = true
+		t.reserved--
+	}
 	t.next++
 	j.info.ID = JobID(fmt.Sprintf("%s-%d", j.info.Kind, t.next))
 	if key != "" {

@@ -30,9 +30,11 @@ func (s *Service) SubmitSealCommit2(ctx context.Context, req *SealCommit2Request
 	if !info.Provable {
 		return "", unsupported(info.RustName, "NI-PoRep C2 returns a SnarkPack aggregate of the partition proofs, which snarkpipe does not produce")
 	}
-	if err := s.admit(info.RustName, info.SectorSize, prover.CircuitID(info.CircuitID)); err != nil {
+	place, err := s.admit(info.RustName, info.SectorSize, prover.CircuitID(info.CircuitID))
+	if err != nil {
 		return "", err
 	}
+	defer place.release()
 	c1, err := vanilla.DecodeC1(req.C1)
 	if err != nil {
 		return "", newError(CodeInvalidInput, info.RustName, err, "C1 output")
@@ -66,7 +68,7 @@ func (s *Service) SubmitSealCommit2(ctx context.Context, req *SealCommit2Request
 		}
 		return &JobResult{Proof: b}, nil
 	}
-	return s.submit(ctx, JobSealCommit2, info.RustName, req.Key, s.cfg.SealPriority, circuits, assemble)
+	return s.submit(ctx, place, JobSealCommit2, info.RustName, req.Key, s.cfg.SealPriority, circuits, assemble)
 }
 
 // SubmitWinningPoSt validates Winning PoSt vanilla proofs and queues the proof.
@@ -93,9 +95,11 @@ func (s *Service) submitPoSt(ctx context.Context, req *PoStRequest, kind types.P
 	if !info.Provable {
 		return "", unsupported(info.RustName, "not provable by snarkpipe")
 	}
-	if err := s.admit(info.RustName, info.SectorSize, prover.CircuitID(info.CircuitID)); err != nil {
+	place, err := s.admit(info.RustName, info.SectorSize, prover.CircuitID(info.CircuitID))
+	if err != nil {
 		return "", err
 	}
+	defer place.release()
 	if len(req.Randomness) != 32 {
 		return "", newError(CodeInvalidInput, info.RustName, nil, "randomness of %d bytes, want 32", len(req.Randomness))
 	}
@@ -131,7 +135,7 @@ func (s *Service) submitPoSt(ctx context.Context, req *PoStRequest, kind types.P
 		}
 		return &JobResult{PoSt: &PoStResponse{Proofs: []proof.PoStProof{{PoStProof: id, ProofBytes: res.Bytes()}}, Skipped: []abi.SectorID{}}}, nil
 	}
-	return s.submit(ctx, jobKind, info.RustName, req.Key, prio, []prover.Circuit{c}, assemble)
+	return s.submit(ctx, place, jobKind, info.RustName, req.Key, prio, []prover.Circuit{c}, assemble)
 }
 
 // decodePoStVanilla decodes (or takes) the vanilla proofs and checks their count.
@@ -162,21 +166,23 @@ func decodePoStVanilla(info *types.PoStProofInfo, req *PoStRequest) ([]*vanilla.
 	return proofs, nil
 }
 
-// admit applies the backend policy and parameter availability before any decoding work.
-func (s *Service) admit(proofType string, sectorSize uint64, id prover.CircuitID) error {
+// admit applies the backend policy and parameter availability before any decoding work,
+// and reserves the request's place under max_jobs (the caller releases it when it returns;
+// submit turns it into the job's).
+func (s *Service) admit(proofType string, sectorSize uint64, id prover.CircuitID) (*reservation, error) {
 	if sectorSize >= largeSectorSize && !s.deps.GPU && !s.cfg.AllowLargeOnCPU {
-		return unsupported(proofType, "32/64 GiB proofs need a GPU backend (a CPU proof takes hours and ~50 GiB); set allow_large_on_cpu to accept them")
+		return nil, unsupported(proofType, "32/64 GiB proofs need a GPU backend (a CPU proof takes hours and ~50 GiB); set allow_large_on_cpu to accept them")
 	}
 	if s.deps.Servable != nil {
 		if err := s.deps.Servable(id); err != nil {
-			return newError(CodeUnavailable, proofType, err, "parameters for %s", id)
+			return nil, newError(CodeUnavailable, proofType, err, "parameters for %s", id)
 		}
 	}
 	return s.jobs.reserve()
 }
 
 // submit hands the circuits to the prover and registers the job.
-func (s *Service) submit(ctx context.Context, kind JobKind, proofType, key, priority string, circuits []prover.Circuit, assemble func(pipeline.Result) (*JobResult, error)) (JobID, error) {
+func (s *Service) submit(ctx context.Context, place *reservation, kind JobKind, proofType, key, priority string, circuits []prover.Circuit, assemble func(pipeline.Result) (*JobResult, error)) (JobID, error) {
 	prio, err := parsePriority(priority)
 	if err != nil {
 		return "", newError(CodeInternal, proofType, err, "priority")
@@ -196,7 +202,7 @@ func (s *Service) submit(ctx context.Context, kind JobKind, proofType, key, prio
 	j := &job{pj: pj, assemble: assemble, info: JobInfo{
 		Kind: kind, ProofType: proofType, Priority: prio.String(), Partitions: len(circuits), Submitted: timeNow(),
 	}}
-	return s.jobs.add(j, key), nil
+	return s.jobs.add(j, key, place), nil
 }
 
 // Await waits for a job and returns its result; a failed job returns its error (an *Error),

@@ -25,9 +25,11 @@ func (s *Service) SubmitReplicaUpdate2(ctx context.Context, req *ReplicaUpdateRe
 	if err != nil {
 		return "", newError(CodeInvalidInput, "", err, "unknown registered update proof")
 	}
-	if err := s.admit(info.RustName, info.SectorSize, prover.CircuitID(info.CircuitID)); err != nil {
+	place, err := s.admit(info.RustName, info.SectorSize, prover.CircuitID(info.CircuitID))
+	if err != nil {
 		return "", err
 	}
+	defer place.release()
 	var comms [3]types.Commitment
 	for i, c := range []struct {
 		name string
@@ -64,7 +66,7 @@ func (s *Service) SubmitReplicaUpdate2(ctx context.Context, req *ReplicaUpdateRe
 		}
 		return &JobResult{Proof: b}, nil
 	}
-	return s.submit(ctx, JobReplicaUpdate, info.RustName, req.Key, s.cfg.SealPriority, circuits, assemble)
+	return s.submit(ctx, place, JobReplicaUpdate, info.RustName, req.Key, s.cfg.SealPriority, circuits, assemble)
 }
 
 // updateRefInfo is the table row of a ProofTypeRef naming an update proof (and nothing else).
