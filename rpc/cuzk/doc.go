@@ -14,7 +14,10 @@
 // service's error code; a job that fails after admission answers FAILED with its error
 // message, as cuzk does. Every proof kind, SnapDeals included, is served by both Prove
 // and the queued SubmitProof / AwaitProof / CancelProof, and counted in GetStatus under
-// cuzk's queue names (porep-c2, window-post, winning-post, snap-update).
+// cuzk's queue names (porep-c2, window-post, winning-post, snap-update). A service at
+// its max_jobs refuses a new request with codes.Unavailable and a message naming
+// max_jobs (a client that respects GetStatus never sees it); every admitted job counts as
+// in progress, none as pending, so Curio's sum is the number of jobs in flight.
 //
 // Curio's client sends no credentials, so the listener is the access control
 // (config.go, listen.go): an owner-only unix socket by default, loopback TCP, or a TCP
