@@ -35,28 +35,15 @@ func newSnapUpdate2KiB(t testing.TB) *snapUpdate2KiB {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nodes := func(seed byte) []byte {
-		b := make([]byte, info.SectorSize)
-		for i := range b {
-			b[i] = byte(i*29) ^ seed
-		}
-		for i := 31; i < len(b); i += 32 {
-			b[i] &= 0x3f // fr32 padding: every node a canonical field element
-		}
-		return b
-	}
-	u, err := refseal.Update(info, vanilla.Domain{9, 8, 7}, nodes(3), nodes(4), info.HDefault)
+	u, err := refseal.PatternUpdate(info, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	parts, err := u.PartitionProofs()
+	proofs, err := u.EncodedPartitionProofs()
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &snapUpdate2KiB{u: u, sector: abi.SectorID{Miner: 1000, Number: 42}}
-	for _, p := range parts {
-		s.proofs = append(s.proofs, vanilla.EncodeUpdatePartitionProof(p))
-	}
+	s := &snapUpdate2KiB{u: u, sector: abi.SectorID{Miner: 1000, Number: 42}, proofs: proofs}
 	return s
 }
 
