@@ -159,7 +159,7 @@ func TestResidentShapeEvictedWithKey(t *testing.T) {
 	waitFor(t, "idle pipeline", func() bool { return idle(p) })
 	s := p.Status()
 	if len(s.Devices[0].Resident) != 1 || s.Devices[0].Resident[0].Bytes != p.deviceEntryBytes(p.devices[0], h) ||
-		p.deviceEntryBytes(p.devices[0], h) <= h.ParamsBytes+h.ShapeBytes {
+		p.deviceEntryBytes(p.devices[0], h) <= h.ParamsBytes+h.ShapeBytes+proofPoolBytes(h.Counts.Sizes) {
 		t.Fatalf("device residency %+v: want key and shape, %d bytes", s.Devices[0].Resident, p.deviceEntryBytes(p.devices[0], h))
 	}
 	if len(s.Host.Resident) != 1 || s.Host.Resident[0].Bytes != h.ShapeBytes {

@@ -1,6 +1,9 @@
 package pipeline
 
-import "github.com/snarkpipe/snarkpipe/prover/backend"
+import (
+	"github.com/snarkpipe/snarkpipe/prover/backend"
+	"github.com/snarkpipe/snarkpipe/prover/r1cs"
+)
 
 // synthMode is what the synthesis stage produces for the device workers. It is fixed per
 // pipeline by its devices' capabilities, because a synthesized partition may be taken by
@@ -50,14 +53,23 @@ func (p *Pipeline) hostEntryBytes(h Hint) int64 {
 
 // deviceEntryBytes is a circuit resident on device d: its proving key, and on a device
 // with the pre-compiled path its recorded shape (CSR sides and coefficient table, about
-// the shape file's size, plus one 4-byte index per a and b density entry).
+// the shape file's size, plus one 4-byte index per a and b density entry) and the proof
+// buffers the GPU backend keeps with the shape from its first proof until it is closed.
 func (p *Pipeline) deviceEntryBytes(d *device, h Hint) int64 {
 	if !d.caps.resident {
 		return h.ParamsBytes
 	}
 	c := h.Counts
 	indices := int64(c.NumInputs+c.AAux+c.BInput+c.BAux) * 4
-	return h.ParamsBytes + h.ShapeBytes + indices
+	return h.ParamsBytes + h.ShapeBytes + indices + proofPoolBytes(c.Sizes)
+}
+
+// proofPoolBytes is the per-shape proof pool of a pre-compiled device: z = inputs ‖ aux
+// and the three domain-sized row vectors a, b, c, 32 bytes per element (the GPU
+// backend's gpu.ProofPoolBytes; the formula is repeated here because the pipeline does not
+// import a backend).
+func proofPoolBytes(s r1cs.Sizes) int64 {
+	return int64(s.NumInputs+s.NumAux+3*s.DomainSize()) * 32
 }
 
 func bitmapWords(n int) int { return (n + 63) / 64 }
