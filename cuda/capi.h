@@ -60,7 +60,9 @@ snarkpipe_status* snarkpipe_mem_free(snarkpipe_ctx* ctx, void* d_ptr);
 snarkpipe_status* snarkpipe_mem_upload(snarkpipe_ctx* ctx, void* d_dst, const void* h_src, uint64_t bytes);
 snarkpipe_status* snarkpipe_mem_download(snarkpipe_ctx* ctx, void* h_dst, const void* d_src, uint64_t bytes);
 /* Page-locks (unlocks) a host range for fast uploads (host.cu); the memory must stay
- * allocated until it is unregistered. */
+ * allocated until it is unregistered. Registered portable (pinned for every GPU of the
+ * process); the calls use the context's device only, not its stream or events, so they
+ * may run while a proof runs on the context (the Go side does not hold the device lock). */
 snarkpipe_status* snarkpipe_host_register(snarkpipe_ctx* ctx, void* h_ptr, uint64_t bytes);
 snarkpipe_status* snarkpipe_host_unregister(snarkpipe_ctx* ctx, void* h_ptr);
 /* Releases pooled memory back to the device. */
