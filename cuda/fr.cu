@@ -54,11 +54,6 @@ snarkpipe_status* snarkpipe_fr_ntt_coset(snarkpipe_ctx* ctx, void* d_data, uint3
     Fr* data = static_cast<Fr*>(d_data);
     const Fr c = from_host<Fr>(h_c), g = from_host<Fr>(h_g);
     NttOptions o = ntt_options(flags);
-    if (o.legacy) {  // no fusions there: a separate scaling pass
-      scale_run(data, int(lg_n), c, &g, false, ctx->stream);
-      ntt_run(data, int(lg_n), from_host<Fr>(h_root), (flags & 1) != 0, ctx->stream, o);
-      return;
-    }
     PowTablesBuf coset(g, int(lg_n), ctx->stream, &c);
     o.fuse.pre = NttScaleSpec{coset.view(), true, false};
     ntt_run(data, int(lg_n), from_host<Fr>(h_root), (flags & 1) != 0, ctx->stream, o);

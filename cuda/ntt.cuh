@@ -90,7 +90,9 @@ constexpr int kNttDirectTwiddleLog = 18;
 // NttOptions: tile_log (10..11, 0 = default) bounds the elements one block holds in
 // shared memory; legacy selects ntt_pass (one butterfly per thread per stage, kept for
 // comparison) instead of ntt_pass_radix8; fuse lists element-wise operations done in the
-// first and last pass (not with legacy).
+// first and last pass (by separate passes with the legacy kernel). Building with
+// -DSP_NTT_LEGACY makes every transform legacy (a fallback while the radix-8 kernel is
+// unmeasured on a GPU).
 struct NttOptions {
   int tile_log = 0;
   bool legacy = false;
@@ -234,9 +236,12 @@ inline void ntt_run(Fr* data, int lg_n, const Fr& root, bool dit, cudaStream_t s
   if (lg_n < 0 || lg_n > 28) invalid("ntt: lg_n must be in [0, 28]");
   const int tile_log = o.tile_log ? o.tile_log : kNttTileLog;
   if (tile_log < kNttMaxStages || tile_log > kNttTileLog) invalid("ntt: tile log must be 10 or 11");
-  const bool fused = o.fuse.pre.on || o.fuse.post.on || o.fuse.qb;
-  if (o.legacy && fused) invalid("ntt: the legacy kernel has no fusions");
-  if (!o.legacy && lg_n >= 3) {
+#ifdef SP_NTT_LEGACY
+  const bool legacy = true;
+#else
+  const bool legacy = o.legacy;
+#endif
+  if (!legacy && lg_n >= 3) {
     ntt_run_radix8(data, lg_n, root, dit, s, tile_log, o.fuse, !o.no_direct_twiddles, o.bounded);
     return;
   }
