@@ -46,7 +46,7 @@
 // synthesis into the hasher and a hint-sized recorder gives both the key and the
 // recording. A file of the id on disk (a restart) keeps hash, then load. The key is the
 // same on every path: the hasher sees each row before the recorder merges its terms.
-// Figures: docs/BENCHMARKS.md, "Cold-start recording".
+// Figures: docs/BENCHMARKS.md, "Cold-start recording in one pass".
 //
 // Every later partition runs only witness generation: the circuit's WitnessFiller when it
 // has one, otherwise Synthesize into a constraint system that stores values and ignores

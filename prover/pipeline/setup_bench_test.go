@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"syscall"
 	"testing"
@@ -81,7 +82,7 @@ func benchSetup(b *testing.B, c prover.Circuit, hint *Hint, setup func(*circuits
 				b.Fatal(err)
 			}
 		}
-		runtime.GC()
+		debug.FreeOSMemory() // each run faults its memory in afresh, as a new process does
 		stop := sampleHeapGrowth()
 		cpu0 := processCPU()
 		b.StartTimer()
