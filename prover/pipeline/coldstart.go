@@ -17,12 +17,13 @@ import (
 // The recording key is the hash of a synthesis, so the store can only be searched for a
 // recording after one synthesis, and a recording needs another when nothing is found. At
 // full scale each synthesis costs minutes, but not equally: a recorder whose buffers
-// start empty spends most of its time growing them (copying matrices of gigabytes again
-// and again), far more than the hash-only synthesis costs. So:
+// start empty spends a large part of its time growing them (copying its matrices again
+// and again: 40–60 % on the 2 KiB PoRep circuit), more than the whole hash-only
+// synthesis costs. So:
 //
 //   - The hash-only synthesis also counts the rows, variables and raw terms, and a
-//     recording that follows it is made into buffers of that size: no growth, and no
-//     more memory than a growing recorder ends up holding.
+//     recording that follows it is made into buffers of that size: no growth (raw terms
+//     bound the merged ones; terms that merge or cancel leave their room unused).
 //   - When the id has a capacity hint (from an earlier recording: the recordings were
 //     deleted, trimmed by the disk budget, or kept in memory only) and the store holds no
 //     recording of the id under any key (nothing on disk can match), the buffer sizes are

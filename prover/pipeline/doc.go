@@ -35,12 +35,12 @@
 // recordings, so a restarted service admits and refuses jobs before synthesizing anything.
 //
 // As the key is a hash of the synthesis, the disk can only be searched after one, and a
-// missing recording costs a second synthesis into the recorder. What costs most on a
-// cold start, though, is not that second synthesis but a recorder growing its matrices
-// from empty (copying them again and again). So the hash-only synthesis also counts rows,
+// missing recording costs a second synthesis into the recorder. What costs more than the
+// hash-only synthesis, though, is a recorder growing its matrices from empty (copying
+// them again and again). So the hash-only synthesis also counts rows,
 // variables and raw terms per matrix, and the recording that follows starts with buffers
 // of that size: a first start is a cheap hash-only synthesis plus a recording that never
-// grows, holding no more than a growing recorder ends with. When the id already has a
+// grows. When the id already has a
 // capacity hint (recordings deleted, trimmed by the disk budget, or kept in memory only)
 // and the store has no file of the id under any key, so nothing on disk can match, one
 // synthesis into the hasher and a hint-sized recorder gives both the key and the

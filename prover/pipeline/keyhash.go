@@ -107,8 +107,8 @@ func (k *keyCS) Pop()        {}
 func (k *keyCS) key() srs.RecordingKey { return k.h.sum(k.sizes) }
 
 // capacity sizes a recorder for the synthesis just hashed. A recorder that starts empty
-// grows its matrices step by step, copying them each time: on a 2 KiB PoRep circuit that
-// is more than half of the recording's CPU time, and more than this hash-only synthesis
+// grows its matrices step by step, copying them each time: on the 2 KiB PoRep circuit
+// that is 40–60 % of the recording's CPU time, more than this hash-only synthesis
 // costs (docs/BENCHMARKS.md, "Cold-start recording in one pass").
 func (k *keyCS) capacity() r1cs.Capacity {
 	terms := k.terms
