@@ -1,14 +1,15 @@
 // Number-theoretic transforms over Fr, in place, 2^lg_n points (lg_n <= 28).
 //
 // A transform is split into P passes of t <= 10 radix-2 stages each (2^27 = 9+9+9). A
-// pass loads groups of 2^t elements at stride S into shared memory (several adjacent
-// groups per block so global accesses are coalesced), runs the t stages there with roots
-// of order 2^t, and applies the inter-pass twiddle ω_N^(g·bitrev_t(e)) (N = S·2^t, g the
-// group, e the position in the group): after the butterflies for decimation in frequency
-// (natural in, bit-reversed out), before them for decimation in time (the transpose:
-// bit-reversed in, natural out, passes in reverse order).
+// pass transforms groups of 2^t elements at stride S (several adjacent groups per block
+// so global accesses are coalesced) with roots of order 2^t, and applies the inter-pass
+// twiddle ω_N^(g·bitrev_t(e)) (N = S·2^t, g the group, e the position in the group):
+// after the butterflies for decimation in frequency (natural in, bit-reversed out), before
+// them for decimation in time (the transpose: bit-reversed in, natural out, passes in
+// reverse order). The pass kernel is ntt_pass_radix8 (ntt_radix.cuh: stages in registers);
+// ntt_pass below, one butterfly per thread per stage in shared memory, is the legacy one.
 // Powers of a root come from two tables (low and high halves of the exponent), computed
-// on the device per call: ω^x = lo[x mod 2^l] · hi[x >> l].
+// on the device per call: ω^x = lo[x mod 2^l] · hi[x >> l] (pow_tables.cuh).
 #pragma once
 
 #include "bls12_381.cuh"
