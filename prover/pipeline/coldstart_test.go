@@ -324,3 +324,28 @@ func TestSaveIfAbsentKeepsExistingFile(t *testing.T) {
 		t.Fatalf("absent recording not saved (%v)", err)
 	}
 }
+
+// Any circuit id (odd characters, long ids the store truncates) finds a recording saved
+// under its name and any key, and none in an empty directory; nothing panics.
+func FuzzStoreMayHold(f *testing.F) {
+	f.Add("test-chain-100", []byte{1, 2, 3})
+	f.Add("", []byte{})
+	f.Add("a/b c-ffffffffffffffffffffffffffffffff.v1.r1cs", []byte{0xff})
+	f.Add(string(make([]byte, 150)), []byte{0})
+	f.Fuzz(func(t *testing.T, id string, keyBytes []byte) {
+		dir := t.TempDir()
+		store := srs.Recordings{Dir: dir}
+		cs := &circuits{store: &store}
+		var key srs.RecordingKey
+		copy(key[:], keyBytes)
+		if cs.storeMayHold(prover.CircuitID(id)) {
+			t.Fatal("empty directory holds a recording")
+		}
+		if err := os.WriteFile(filepath.Join(dir, store.FileName(prover.CircuitID(id), key)), nil, 0o644); err != nil {
+			t.Skip(err) // a name the file system refuses
+		}
+		if !cs.storeMayHold(prover.CircuitID(id)) {
+			t.Fatalf("recording of %q under %s not found", id, key)
+		}
+	})
+}
