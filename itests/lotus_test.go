@@ -258,8 +258,16 @@ func TestLotusC2(t *testing.T) {
 	m := kit.StartLotusMiner(t, kit.LotusMinerOptions{})
 	m.StartWorker(t, "c2", kit.DaemonOptions{NoCuzk: true})
 	ctx := lotusCtx(t, 15*time.Minute)
-	if _, err := m.Commit2(ctx, t, kit.Fixture2KiB(t)); err != nil {
+	proof, err := m.Commit2(ctx, t, kit.Fixture2KiB(t))
+	if err != nil {
 		t.Fatal(err)
+	}
+	if len(proof) != 192 {
+		t.Fatalf("C2 proof of %d bytes, want 192", len(proof))
+	}
+	// The check can fail: the proof is not one of another sector's C1.
+	if err := kit.VerifySeal(t, kit.Sector2KiB(t, 2).C1, proof); err == nil {
+		t.Fatal("the proof verified for another sector")
 	}
 }
 
