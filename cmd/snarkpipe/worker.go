@@ -34,7 +34,9 @@ var workerRunCmd = &cli.Command{
 ProveReplicaUpdate2; wdpost GenerateWindowPoSt; winpost GenerateWinningPoSt.
 On the miner, set [Storage] AllowCommit = false to send every C2 here,
 [Storage] AllowProveReplicaUpdate2 = false to send every SnapDeals proof here, and
-[Proving] DisableBuiltinWindowPoSt / DisableBuiltinWinningPoSt for PoSt.`,
+[Proving] DisableBuiltinWindowPoSt / DisableBuiltinWinningPoSt for PoSt.
+Keep --listen (its port) fixed across restarts: the Sessions persist, and lotus-miner keeps
+the URL it first saw for a worker that reconnects with a Session it already knows.`,
 	Flags: []cli.Flag{
 		&cli.StringFlag{Name: "miner-api-info", EnvVars: []string{"MINER_API_INFO"}, Required: true, Usage: "TOKEN:MULTIADDR of lotus-miner (`lotus-miner auth api-info --perm admin`)"},
 		&cli.StringFlag{Name: "role", Value: "c2", Usage: "comma-separated roles: c2, wdpost, winpost"},
