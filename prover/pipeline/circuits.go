@@ -19,10 +19,18 @@ type circuitState struct {
 	key    srs.RecordingKey
 	shape  *r1cs.Shape
 	params *groth16.Params // nil when keys are made on the devices (Deps.Keys)
+	// saved is closed when the background save of a recording made by this process is
+	// done; nil when the recording came from the store or is kept in memory only.
+	saved <-chan struct{}
 }
 
-// close releases the host parameters (the recording is garbage-collected).
+// close releases the host parameters (the recording is garbage-collected). It runs on
+// the freer after an eviction: it first waits for a pending save of the recording, so
+// that the recording's bytes stay reserved while the save still reads them.
 func (st *circuitState) close() {
+	if st.saved != nil {
+		<-st.saved
+	}
 	if st.params != nil {
 		st.params.Close()
 	}
@@ -37,15 +45,22 @@ type circuits struct {
 
 	mu      sync.Mutex
 	keys    map[prover.CircuitID]srs.RecordingKey // probed in this process
-	shapes  map[prover.CircuitID]*r1cs.Shape      // recorded or read, not yet resident
+	shapes  map[prover.CircuitID]heldShape        // recorded or read, not yet resident
 	probing map[prover.CircuitID]chan struct{}
+}
+
+// heldShape is a recording waiting to be made resident; unsaved when this process
+// recorded it and the store (if any) does not have it yet.
+type heldShape struct {
+	shape   *r1cs.Shape
+	unsaved bool
 }
 
 func newCircuits(store *srs.Recordings, hints *hintStore) *circuits {
 	return &circuits{
 		store: store, hints: hints,
 		keys:    make(map[prover.CircuitID]srs.RecordingKey),
-		shapes:  make(map[prover.CircuitID]*r1cs.Shape),
+		shapes:  make(map[prover.CircuitID]heldShape),
 		probing: make(map[prover.CircuitID]chan struct{}),
 	}
 }
@@ -98,29 +113,30 @@ func (cs *circuits) probe(c prover.Circuit) (Hint, error) {
 	}
 	key := k.key()
 	if h, ok := cs.hints.get(id); ok && h.Key == key.String() {
-		cs.setKey(id, key, nil)
+		cs.setKey(id, key, heldShape{})
 		return h, nil
 	}
-	shape, err := cs.lookupOrRecord(c, key, k.capacity())
+	held, err := cs.lookupOrRecord(c, key, k.capacity())
 	if err != nil {
 		return Hint{}, err
 	}
-	return cs.setKey(id, key, shape)
+	return cs.setKey(id, key, held)
 }
 
-// setKey remembers key for id, and shape (with its hint) when one was just obtained.
-func (cs *circuits) setKey(id prover.CircuitID, key srs.RecordingKey, shape *r1cs.Shape) (Hint, error) {
+// setKey remembers key for id, and the recording (with its hint) when one was just
+// obtained (held.shape non-nil).
+func (cs *circuits) setKey(id prover.CircuitID, key srs.RecordingKey, held heldShape) (Hint, error) {
 	cs.mu.Lock()
 	cs.keys[id] = key
-	if shape != nil {
-		cs.shapes[id] = shape
+	if held.shape != nil {
+		cs.shapes[id] = held
 	}
 	cs.mu.Unlock()
-	if shape == nil {
+	if held.shape == nil {
 		h, _ := cs.hints.get(id)
 		return h, nil
 	}
-	h := hintOf(key, shape)
+	h := hintOf(key, held.shape)
 	if err := cs.hints.put(id, h); err != nil {
 		return h, err
 	}
@@ -135,44 +151,47 @@ func (cs *circuits) forget(id prover.CircuitID) {
 	cs.mu.Unlock()
 }
 
-// lookupOrRecord reads the recording of (id, key), or records c (and persists it) into
-// buffers of the given capacity.
-func (cs *circuits) lookupOrRecord(c prover.Circuit, key srs.RecordingKey, capacity r1cs.Capacity) (*r1cs.Shape, error) {
+// lookupOrRecord reads the recording of (id, key), or records c into buffers of the
+// given capacity (saved once it is resident: recordingSaver).
+func (cs *circuits) lookupOrRecord(c prover.Circuit, key srs.RecordingKey, capacity r1cs.Capacity) (heldShape, error) {
 	id := c.ID()
 	if cs.store != nil {
 		s, err := cs.store.Load(id, key)
 		switch {
 		case err == nil:
 			cs.count("hit")
-			return s, nil
+			return heldShape{shape: s}, nil
 		case errors.Is(err, r1cs.ErrShapeFileCorrupt) || errors.Is(err, r1cs.ErrShapeFileVersion):
 			cs.count("corrupt")
 		case !errors.Is(err, srs.ErrNoRecording):
-			return nil, err
+			return heldShape{}, err
 		}
 	}
 	got, s, err := cs.record(c, capacity)
 	if err != nil {
-		return nil, err
+		return heldShape{}, err
 	}
 	if got != key {
-		return nil, fmt.Errorf("%w: %s synthesizes differently from one call to the next", ErrCircuitChanged, id)
+		return heldShape{}, fmt.Errorf("%w: %s synthesizes differently from one call to the next", ErrCircuitChanged, id)
 	}
 	cs.count("recorded")
-	if cs.store != nil {
-		if err := cs.store.Save(id, key, s); err != nil {
-			return nil, err
-		}
-	}
-	return s, nil
+	return heldShape{shape: s, unsaved: cs.store != nil}, nil
 }
 
 // record synthesizes c once into the recorder and the key hasher together (recordingCS),
 // the recorder's buffers sized by capacity. It returns the key of that synthesis and the
-// finished recording.
+// finished recording, its spare capacity trimmed (trimRecording).
 func (cs *circuits) record(c prover.Circuit, capacity r1cs.Capacity) (srs.RecordingKey, *r1cs.Shape, error) {
+	key, s, err := recordInto(c, r1cs.NewRecorder(capacity))
+	if err != nil {
+		return key, nil, err
+	}
+	return key, trimRecording(s), nil
+}
+
+// recordInto synthesizes c into rec and the key hasher together and finishes rec.
+func recordInto(c prover.Circuit, rec *r1cs.Recorder) (srs.RecordingKey, *r1cs.Shape, error) {
 	id := c.ID()
-	rec := r1cs.NewRecorder(capacity)
 	k := newKeyCS()
 	if err := contain(id, func() error { return c.Synthesize(recordingCS{key: k, rec: rec}) }); err != nil {
 		return srs.RecordingKey{}, nil, fmt.Errorf("pipeline: recording %s: %w", id, err)
@@ -188,45 +207,50 @@ func (cs *circuits) count(outcome string) {
 
 // shapeFor returns the recording of c for the key probed in this process, taking the one
 // prepare left behind, else reading or re-recording it.
-func (cs *circuits) shapeFor(c prover.Circuit) (srs.RecordingKey, *r1cs.Shape, error) {
+func (cs *circuits) shapeFor(c prover.Circuit) (srs.RecordingKey, heldShape, error) {
 	id := c.ID()
 	cs.mu.Lock()
 	key, ok := cs.keys[id]
-	s := cs.shapes[id]
+	held := cs.shapes[id]
 	delete(cs.shapes, id)
 	cs.mu.Unlock()
 	if !ok {
-		return key, nil, fmt.Errorf("pipeline: %s has not been prepared", id)
+		return key, heldShape{}, fmt.Errorf("pipeline: %s has not been prepared", id)
 	}
-	if s != nil {
-		return key, s, nil
+	if held.shape != nil {
+		return key, held, nil
 	}
 	var capacity r1cs.Capacity
 	if h, ok := cs.hints.get(id); ok {
 		capacity = h.capacity()
 	}
-	s, err := cs.lookupOrRecord(c, key, capacity)
-	return key, s, err
+	held, err := cs.lookupOrRecord(c, key, capacity)
+	return key, held, err
 }
 
-// loadHost makes a circuit resident on the host: recording, then parameters.
+// loadHost makes a circuit resident on the host: recording, then parameters. A
+// recording this process made is then saved in the background (recordingSaver): the
+// caller holds the circuit's reservation, which covers the recording the save reads.
 func (p *Pipeline) loadHost(ctx context.Context, c prover.Circuit, hint Hint) (*circuitState, error) {
-	key, shape, err := p.circuits.shapeFor(c)
+	key, held, err := p.circuits.shapeFor(c)
 	if err != nil {
 		return nil, err
 	}
+	shape := held.shape
 	if !hintOf(key, shape).sameSizes(hint) {
 		// The reservation was sized from a hint of other sizes; refuse rather than
 		// exceed the budget. The next attempt uses the corrected hint.
-		p.circuits.setKey(c.ID(), key, shape)
+		p.circuits.setKey(c.ID(), key, held)
 		return nil, fmt.Errorf("%w: %s: recording sizes changed since admission", ErrCircuitChanged, c.ID())
 	}
 	st := &circuitState{id: c.ID(), key: key, shape: shape}
-	if p.deps.Keys != nil {
-		return st, nil // each device makes its key from the shape
-	}
-	if st.params, err = p.deps.Params.Params(ctx, c.ID(), shape); err != nil {
-		return nil, fmt.Errorf("pipeline: parameters of %s: %w", c.ID(), err)
+	if p.deps.Keys == nil {
+		if st.params, err = p.deps.Params.Params(ctx, c.ID(), shape); err != nil {
+			return nil, fmt.Errorf("pipeline: parameters of %s: %w", c.ID(), err)
+		}
+	} // else each device makes its key from the shape
+	if held.unsaved {
+		st.saved = p.saver.submit(c.ID(), key, shape)
 	}
 	return st, nil
 }

@@ -33,8 +33,8 @@ import (
 //     hash-only synthesis comes first, then the disk, then a pre-sized recording.
 
 // recordOnce learns c's key and recording from one synthesis into buffers of the given
-// capacity, saves the recording unless the store already has it (another process may
-// have saved it meanwhile), and keeps it for the load that follows admission.
+// capacity, and keeps the recording for the load that follows admission (which saves it
+// in the background).
 func (cs *circuits) recordOnce(c prover.Circuit, capacity r1cs.Capacity) (Hint, error) {
 	id := c.ID()
 	key, shape, err := cs.record(c, capacity)
@@ -42,13 +42,11 @@ func (cs *circuits) recordOnce(c prover.Circuit, capacity r1cs.Capacity) (Hint, 
 		return Hint{}, err
 	}
 	cs.count("recorded")
-	if err := cs.saveIfAbsent(id, key, shape); err != nil {
-		return Hint{}, err
-	}
-	return cs.setKey(id, key, shape)
+	return cs.setKey(id, key, heldShape{shape: shape, unsaved: cs.store != nil})
 }
 
-// saveIfAbsent writes the recording of (id, key) to the store unless its file exists.
+// saveIfAbsent writes the recording of (id, key) to the store unless its file exists
+// (another process may have saved it meanwhile). It is recordingSaver's writer.
 func (cs *circuits) saveIfAbsent(id prover.CircuitID, key srs.RecordingKey, s *r1cs.Shape) error {
 	if cs.store == nil {
 		return nil

@@ -13,7 +13,9 @@ type metrics struct {
 	srsLoads   *prometheus.CounterVec   // arena
 	srsLoad    *prometheus.HistogramVec // arena
 	recordings *prometheus.CounterVec   // outcome
-	pins       *prometheus.CounterVec   // outcome
+	// recordingSaves counts background saves of new recordings (ok, failed).
+	recordingSaves *prometheus.CounterVec
+	pins           *prometheus.CounterVec // outcome
 }
 
 func newMetrics(reg prometheus.Registerer, p *Pipeline) (*metrics, error) {
@@ -37,11 +39,14 @@ func newMetrics(reg prometheus.Registerer, p *Pipeline) (*metrics, error) {
 		recordings: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "snarkpipe_pipeline_recordings_total", Help: "Recording lookups: hit (reused), recorded, corrupt (re-recorded).",
 		}, []string{"outcome"}),
+		recordingSaves: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "snarkpipe_pipeline_recording_saves_total", Help: "New recordings written to the recordings directory in the background: ok, or failed (kept in memory only; the next process records again).",
+		}, []string{"outcome"}),
 		pins: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "snarkpipe_pipeline_slot_pins_total", Help: "Working-set slots page-locked for uploads (ok, or failed: uploaded from pageable memory).",
 		}, []string{"outcome"}),
 	}
-	collectors := []prometheus.Collector{m.jobs, m.partitions, m.stage, m.srsLoads, m.srsLoad, m.recordings, m.pins,
+	collectors := []prometheus.Collector{m.jobs, m.partitions, m.stage, m.srsLoads, m.srsLoad, m.recordings, m.recordingSaves, m.pins,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "snarkpipe_pipeline_queued_partitions", Help: "Partitions waiting for synthesis.",
 		}, func() float64 { return float64(p.runq.len()) }),

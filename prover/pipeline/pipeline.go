@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -43,6 +44,9 @@ type Deps struct {
 	Keys KeySource
 	// Registerer receives the Prometheus metrics (nil: a private registry).
 	Registerer prometheus.Registerer
+	// Logger receives what fails without failing a job (a recording that could not be
+	// saved). nil: slog.Default().
+	Logger *slog.Logger
 }
 
 // ErrClosed is returned by Submit and Preload after Close.
@@ -62,6 +66,7 @@ type Pipeline struct {
 	host            *arena
 	devices         []*device
 	freer           *freer
+	saver           *recordingSaver
 	circuits        *circuits
 	metrics         *metrics
 	trace           *timeline
@@ -142,6 +147,14 @@ func New(cfg Config, deps Deps) (*Pipeline, error) {
 		return nil, err
 	}
 	p.circuits.metrics = p.metrics
+	logger := deps.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	// Started here, as the freer is: Preload and Evict work before Start, and an
+	// eviction's release waits for its circuit's pending save.
+	p.saver = newRecordingSaver(p.circuits.saveIfAbsent, logger, p.metrics.recordingSaves)
+	p.saver.Start()
 	p.synth = &synthStage{p: p}
 	for _, d := range p.devices {
 		p.provers = append(p.provers, &deviceStage{p: p, dev: d})
@@ -173,7 +186,8 @@ func (p *Pipeline) Start() {
 	p.synth.Start(p.cfg.SynthesisWorkers)
 }
 
-// Close cancels every job, stops the stages in order, and releases all memory.
+// Close cancels every job, stops the stages in order, waits for the recordings being
+// saved, and releases all memory.
 func (p *Pipeline) Close() error {
 	p.mu.Lock()
 	if p.closed {
@@ -203,6 +217,7 @@ func (p *Pipeline) Close() error {
 	for _, part := range p.handoff.drain() {
 		p.releaseHost(part, true)
 	}
+	p.saver.Close() // pending saves complete before the recordings are released
 	for _, a := range p.arenas() {
 		a.closeAll()
 	}
