@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -42,6 +43,7 @@ type circuits struct {
 	store   *srs.Recordings // nil: recordings are kept in memory only
 	hints   *hintStore
 	metrics *metrics
+	log     *slog.Logger // nil: failures that fail nothing are not reported
 
 	mu      sync.Mutex
 	keys    map[prover.CircuitID]srs.RecordingKey // probed in this process
@@ -137,8 +139,10 @@ func (cs *circuits) setKey(id prover.CircuitID, key srs.RecordingKey, held heldS
 		return h, nil
 	}
 	h := hintOf(key, held.shape)
-	if err := cs.hints.put(id, h); err != nil {
-		return h, err
+	if err := cs.hints.put(id, h); err != nil && cs.log != nil {
+		// The hint is kept in memory; a disk that refuses it only costs the next process
+		// its admission before synthesis, as a refused recording costs it a recording.
+		cs.log.Warn("pipeline: persisting a capacity hint failed", "circuit", id, "err", err)
 	}
 	return h, nil
 }
@@ -164,7 +168,12 @@ func (cs *circuits) lookupOrRecord(c prover.Circuit, key srs.RecordingKey, capac
 		case errors.Is(err, r1cs.ErrShapeFileCorrupt) || errors.Is(err, r1cs.ErrShapeFileVersion):
 			cs.count("corrupt")
 		case !errors.Is(err, srs.ErrNoRecording):
-			return heldShape{}, err
+			// The store is a cache: a file that cannot be read costs a recording, not
+			// the job.
+			cs.count("unreadable")
+			if cs.log != nil {
+				cs.log.Warn("pipeline: reading a recording failed; recording the circuit", "circuit", id, "err", err)
+			}
 		}
 	}
 	got, s, err := cs.record(c, capacity)

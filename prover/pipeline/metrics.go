@@ -37,7 +37,7 @@ func newMetrics(reg prometheus.Registerer, p *Pipeline) (*metrics, error) {
 			Name: "snarkpipe_srs_load_seconds", Help: "Time to make a circuit resident.", Buckets: buckets,
 		}, []string{"arena"}),
 		recordings: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "snarkpipe_pipeline_recordings_total", Help: "Recording lookups: hit (reused), recorded, corrupt (re-recorded).",
+			Name: "snarkpipe_pipeline_recordings_total", Help: "Recording lookups: hit (reused), recorded, corrupt (re-recorded), unreadable (the store could not be read: recorded).",
 		}, []string{"outcome"}),
 		recordingSaves: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "snarkpipe_pipeline_recording_saves_total", Help: "New recordings written to the recordings directory in the background: ok, or failed (kept in memory only; the next process records again).",

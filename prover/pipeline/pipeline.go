@@ -44,8 +44,8 @@ type Deps struct {
 	Keys KeySource
 	// Registerer receives the Prometheus metrics (nil: a private registry).
 	Registerer prometheus.Registerer
-	// Logger receives what fails without failing a job (a recording that could not be
-	// saved). nil: slog.Default().
+	// Logger receives what fails without failing a job (a recording or capacity hint that
+	// could not be written). nil: slog.Default().
 	Logger *slog.Logger
 }
 
@@ -153,6 +153,7 @@ func New(cfg Config, deps Deps) (*Pipeline, error) {
 	}
 	// Started here, as the freer is: Preload and Evict work before Start, and an
 	// eviction's release waits for its circuit's pending save.
+	p.circuits.log = logger
 	p.saver = newRecordingSaver(p.circuits.saveIfAbsent, logger, p.metrics.recordingSaves)
 	p.saver.Start()
 	p.synth = &synthStage{p: p}

@@ -176,3 +176,20 @@ func TestSaverAfterClose(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A recordings directory that cannot be read or written at all (here: a regular file in
+// its place) fails no job: the lookup counts as unreadable, and the recording and its
+// hint stay in memory.
+func TestUnwritableRecordingsDirFailsNoJob(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "recordings")
+	if err := os.WriteFile(dir, []byte("not a directory"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := startRecPipeline(t, dir)
+	proveChain(t, p, 3)
+	proveChain(t, p, 4)
+	p.Close()
+	if p.saves("failed") != 1 || p.saves("ok") != 0 || p.recordings("recorded") != 1 || p.recordings("unreadable") != 1 {
+		t.Fatalf("saves failed %v ok %v, recorded %v, unreadable %v", p.saves("failed"), p.saves("ok"), p.recordings("recorded"), p.recordings("unreadable"))
+	}
+}
