@@ -9,11 +9,13 @@ import (
 	"github.com/snarkpipe/snarkpipe/prover/r1cs"
 )
 
-// porepLikeSizes are the buffer lengths and probe-sized capacities of the PoRep
-// recordings (measured on porep.Blank of the 2 KiB and 8 MiB configs, as sealer preloads
-// them: matrix A's raw terms over-size it by 38.8 % / 37.6 %, B and C are exact, the
-// coefficient table grows by appending). prover/pipeline may not import sealer, so the
-// benchmark builds shapes of these sizes instead of recording the circuits.
+// porepLikeSizes are the buffer lengths of the PoRep recordings and the capacities a
+// probe that counted raw terms gave them (measured on porep.Blank of the 2 KiB and 8 MiB
+// configs, as sealer preloads them: raw terms over-size matrix A by 38.8 % / 37.6 %, B
+// and C are exact, the coefficient table grows by appending). The probe now counts merged
+// terms, so this is the trim's cost when a recorder is over-sized (a recorder that grows,
+// or that raw counts sized). prover/pipeline may not import sealer, so the benchmark
+// builds shapes of these sizes instead of recording the circuits.
 var porepLikeSizes = []struct {
 	name               string
 	rows               int

@@ -12,14 +12,17 @@ import (
 // capacity than recordingSlack allows.
 func withinSlack(n, c int) bool { return float64(c-n) <= recordingSlack*float64(n) }
 
-// A recording made into probe-sized buffers (raw terms: the random circuits' repeated and
-// cancelling terms over-size them) comes out of record with every buffer within the
-// slack, the buffers that were over it exactly sized, and the same contents as a
-// recorder's; the memory it holds is then within the slack of the hint's ShapeBytes,
-// which the host reservation counts.
+// A recording made into over-sized buffers (here: one and a half times the probe's
+// counts, as a hint from other sizes or a recorder's growth would leave) comes out of
+// record with every buffer within the slack, the buffers that were over it exactly sized,
+// and the same contents as a recorder's; the memory it holds is then within the slack
+// of the hint's ShapeBytes, which the host reservation counts.
 func TestRecordTrimsSpareCapacity(t *testing.T) {
 	for _, c := range keyCircuits() {
 		capacity := probeCapacity(t, c)
+		for i := range capacity.MatrixNonZeros {
+			capacity.MatrixNonZeros[i] += capacity.MatrixNonZeros[i]/2 + 1
+		}
 		_, untrimmed, err := recordInto(c, r1cs.NewRecorder(capacity))
 		if err != nil {
 			t.Fatal(err)
@@ -51,15 +54,22 @@ func TestRecordTrimsSpareCapacity(t *testing.T) {
 	}
 }
 
-// Matrix A of a random circuit is over the slack when pre-sized from raw terms, so the
-// test above exercises a real copy (it would pass vacuously otherwise).
-func TestProbeOverSizesRandomCircuit(t *testing.T) {
+// A recorder that grows from empty (no hint, no probe) over-sizes its buffers; record
+// trims them too.
+func TestRecordTrimsGrownBuffers(t *testing.T) {
 	c := &r1cstest.Random{Seed: 1, Constraints: 3000, Inputs: 7, Unused: 40}
-	_, s, err := recordInto(c, r1cs.NewRecorder(probeCapacity(t, c)))
+	_, grown, err := recordInto(c, r1cs.NewRecorder(r1cs.Capacity{}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if withinSlack(len(s.A.Col), cap(s.A.Col)) {
-		t.Fatalf("A: %d terms in capacity %d, within the slack", len(s.A.Col), cap(s.A.Col))
+	if withinSlack(len(grown.A.Col), cap(grown.A.Col)) {
+		t.Fatalf("A grew to exactly %d of %d: the test would pass vacuously", len(grown.A.Col), cap(grown.A.Col))
+	}
+	_, s, err := newCircuits(nil, openHints("")).record(c, r1cs.Capacity{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cap(s.A.Col) != len(s.A.Col) || cap(s.A.Coeff) != len(s.A.Coeff) {
+		t.Fatalf("A: %d terms kept capacity %d/%d", len(s.A.Col), cap(s.A.Col), cap(s.A.Coeff))
 	}
 }
