@@ -150,10 +150,12 @@ const startSlack = 50 * time.Millisecond
 
 // queueOrder compares the late job's first partition start with the partitions of the
 // earlier jobs that were still waiting when the late job was submitted: waiting is how
-// many there were, before lists those that nevertheless started before the late job
-// (a priority violation: priorities reorder the queue, so with the late job's higher
-// priority there are none).
-func queueOrder(late *api.JobResult, earlier []*api.JobResult) (waiting int, before []string) {
+// many there were, before lists those that nevertheless started clearly before the late
+// job (a priority violation: priorities reorder the queue, so with the late job's higher
+// priority there are none), after counts those that started clearly after it (with a
+// lower-priority late job there are none). Starts within startSlack of the late job's
+// (two workers freed at once) count as neither.
+func queueOrder(late *api.JobResult, earlier []*api.JobResult) (waiting int, before []string, after int) {
 	lateStart := partitionStarts(late.Info)[0]
 	for _, res := range earlier {
 		for k, start := range partitionStarts(res.Info) {
@@ -165,9 +167,12 @@ func queueOrder(late *api.JobResult, earlier []*api.JobResult) (waiting int, bef
 				before = append(before, fmt.Sprintf("%s partition %d (%s priority) started %v before %s (%s priority)",
 					res.Info.ID, k, res.Info.Priority, lateStart.Sub(start).Round(time.Millisecond), late.Info.ID, late.Info.Priority))
 			}
+			if start.After(lateStart.Add(startSlack)) {
+				after++
+			}
 		}
 	}
-	return waiting, before
+	return waiting, before, after
 }
 
 // checkJumpedQueue asserts that the late job started before every partition of the
@@ -176,7 +181,7 @@ func queueOrder(late *api.JobResult, earlier []*api.JobResult) (waiting int, bef
 // overtook.
 func checkJumpedQueue(t testing.TB, late *api.JobResult, earlier []*api.JobResult) int {
 	t.Helper()
-	waiting, before := queueOrder(late, earlier)
+	waiting, before, _ := queueOrder(late, earlier)
 	if waiting == 0 {
 		t.Fatalf("no partition of the earlier jobs was still queued when %s was submitted: nothing to overtake", late.Info.ID)
 	}
