@@ -21,9 +21,9 @@ import (
 // and again: 40–60 % on the 2 KiB PoRep circuit), more than the whole hash-only
 // synthesis costs. So:
 //
-//   - The hash-only synthesis also counts the rows, variables and raw terms, and a
-//     recording that follows it is made into buffers of that size: no growth (raw terms
-//     bound the merged ones; terms that merge or cancel leave their room unused).
+//   - The hash-only synthesis also counts the rows, variables and terms (merged, after
+//     hashing the raw ones), and a recording that follows it is made into buffers of
+//     exactly that size: no growth, no spare capacity.
 //   - When the id has a capacity hint (from an earlier recording: the recordings were
 //     deleted, trimmed by the disk budget, or kept in memory only) and the store holds no
 //     recording of the id under any key (nothing on disk can match), the buffer sizes are

@@ -38,16 +38,16 @@
 // missing recording costs a second synthesis into the recorder. What costs more than the
 // hash-only synthesis, though, is a recorder growing its matrices from empty (copying
 // them again and again). So the hash-only synthesis also counts rows,
-// variables and raw terms per matrix, and the recording that follows starts with buffers
-// of that size: a first start is a cheap hash-only synthesis plus a recording that never
-// grows. When the id already has a
+// variables and terms per matrix (merged as the recorder merges them, after hashing them
+// raw), and the recording that follows starts with buffers of exactly that size: a first
+// start is a cheap hash-only synthesis plus a recording that never grows. When the id already has a
 // capacity hint (recordings deleted, trimmed by the disk budget, or kept in memory only)
 // and the store has no file of the id under any key, so nothing on disk can match, one
 // synthesis into the hasher and a hint-sized recorder gives both the key and the
 // recording. A file of the id on disk (a restart) keeps hash, then load. The key is the
 // same on every path: the hasher sees each row before the recorder merges its terms.
-// A finished recording keeps no more than 5 % spare capacity per buffer (the raw terms
-// over-size A by ~38 % on PoRep; trim.go), and a new recording is written to the store in
+// A finished recording keeps no more than 5 % spare capacity per buffer (trim.go: a
+// safety net for recorders not sized by the probe), and a new recording is written to the store in
 // the background once it is resident (saver.go): the first partition does not wait for
 // the write, Close waits for pending saves, and a failed save only costs the next process
 // a recording. Figures: docs/BENCHMARKS.md, "Cold-start recording in one pass".

@@ -125,7 +125,8 @@ func (k *keyCS) capacity() r1cs.Capacity {
 }
 
 // recordingCS records the shape and computes the key in one synthesis. The key sees the
-// raw terms before the recorder canonicalizes them in place.
+// raw terms before they are canonicalized in place (by keyCS, after hashing; the
+// recorder then finds them canonical).
 type recordingCS struct {
 	key *keyCS
 	rec *r1cs.Recorder
