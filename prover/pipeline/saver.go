@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -85,6 +86,7 @@ func (s *recordingSaver) run() {
 		var job *pendingSave
 		if len(s.queue) > 0 {
 			job = s.queue[0]
+			s.queue[0] = nil // the backing array must not keep an evicted recording alive
 			s.queue = s.queue[1:]
 		}
 		closing := s.closing
@@ -104,7 +106,7 @@ func (s *recordingSaver) run() {
 func (s *recordingSaver) save(job *pendingSave) {
 	defer close(job.done)
 	t := time.Now()
-	err := s.write(job.id, job.key, job.shape)
+	err := s.writeContained(job)
 	took := time.Since(t)
 	if err != nil {
 		s.saves.WithLabelValues("failed").Inc()
@@ -114,6 +116,17 @@ func (s *recordingSaver) save(job *pendingSave) {
 	}
 	s.saves.WithLabelValues("ok").Inc()
 	s.log.Debug("pipeline: recording saved", "circuit", job.id, "key", job.key.String(), "seconds", took.Seconds())
+}
+
+// writeContained runs the writer, turning a panic into an error: a save is never worth
+// the daemon.
+func (s *recordingSaver) writeContained(job *pendingSave) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("pipeline: saving the recording of %s panicked: %v", job.id, r)
+		}
+	}()
+	return s.write(job.id, job.key, job.shape)
 }
 
 // Close writes the queued recordings, waits for them, and stops the writer; later

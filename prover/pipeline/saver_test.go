@@ -193,3 +193,22 @@ func TestUnwritableRecordingsDirFailsNoJob(t *testing.T) {
 		t.Fatalf("saves failed %v ok %v, recorded %v, unreadable %v", p.saves("failed"), p.saves("ok"), p.recordings("recorded"), p.recordings("unreadable"))
 	}
 }
+
+// A writer that panics counts as a failed save; the next save still runs.
+func TestSaverContainsPanic(t *testing.T) {
+	dir := t.TempDir()
+	p := startRecPipeline(t, dir)
+	var calls atomic.Int32
+	p.saver.write = func(id prover.CircuitID, key srs.RecordingKey, s *r1cs.Shape) error {
+		if calls.Add(1) == 1 {
+			panic("writer bug")
+		}
+		return p.circuits.saveIfAbsent(id, key, s)
+	}
+	c := chain(10, 3)
+	<-p.saver.submit(c.ID(), probeKey(t, c), freshRecording(t, c))
+	<-p.saver.submit(c.ID(), probeKey(t, c), freshRecording(t, c))
+	if p.saves("failed") != 1 || p.saves("ok") != 1 || len(recordingFiles(t, dir)) != 1 {
+		t.Fatalf("saves failed %v ok %v, files %v", p.saves("failed"), p.saves("ok"), recordingFiles(t, dir))
+	}
+}
