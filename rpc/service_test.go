@@ -8,15 +8,11 @@ import (
 
 	"github.com/filecoin-project/go-state-types/abi"
 
-	"github.com/snarkpipe/snarkpipe/prover/backend"
-	"github.com/snarkpipe/snarkpipe/prover/backend/cpu"
 	"github.com/snarkpipe/snarkpipe/prover/groth16"
-	"github.com/snarkpipe/snarkpipe/prover/pipeline"
-	"github.com/snarkpipe/snarkpipe/prover/srs"
-	"github.com/snarkpipe/snarkpipe/prover/srs/srstest"
 	"github.com/snarkpipe/snarkpipe/rpc/api"
 	"github.com/snarkpipe/snarkpipe/sealer"
 	"github.com/snarkpipe/snarkpipe/sealer/refseal"
+	"github.com/snarkpipe/snarkpipe/sealer/sealertest"
 	"github.com/snarkpipe/snarkpipe/types"
 	"github.com/snarkpipe/snarkpipe/types/vanilla"
 )
@@ -70,27 +66,7 @@ func newSector2KiB(t testing.TB) *sector2KiB {
 // test cache) behind the API on 127.0.0.1:0.
 func serveService(t testing.TB) (string, *sealer.Service) {
 	t.Helper()
-	be, err := cpu.New(cpu.DefaultConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	pcfg := pipeline.DefaultConfig()
-	pcfg.HostBudget, pcfg.DeviceBudget, pcfg.SynthesisWorkers = 8<<30, 8<<30, 1
-	p, err := pipeline.New(pcfg, pipeline.Deps{Backends: []backend.Backend{be}, Params: srs.Dev{Cache: srstest.Cache(t)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.Start()
-	svc, err := sealer.New(sealer.DefaultConfig(), sealer.Deps{Prover: p, Backend: "cpu", DevParams: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		svc.Close(ctx)
-		p.Close()
-	})
+	svc, _ := sealertest.CPUService(t, sealer.DefaultConfig(), sealer.Deps{})
 	return serve(t, DefaultConfig(), svc), svc
 }
 

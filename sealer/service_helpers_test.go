@@ -4,21 +4,18 @@ import (
 	"context"
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/filecoin-project/go-state-types/abi"
 
 	"github.com/snarkpipe/snarkpipe/prover"
-	"github.com/snarkpipe/snarkpipe/prover/backend"
-	"github.com/snarkpipe/snarkpipe/prover/backend/cpu"
 	"github.com/snarkpipe/snarkpipe/prover/groth16"
 	"github.com/snarkpipe/snarkpipe/prover/pipeline"
-	"github.com/snarkpipe/snarkpipe/prover/srs"
 	"github.com/snarkpipe/snarkpipe/prover/srs/srstest"
 	"github.com/snarkpipe/snarkpipe/sealer"
 	"github.com/snarkpipe/snarkpipe/sealer/porep"
 	"github.com/snarkpipe/snarkpipe/sealer/post"
 	"github.com/snarkpipe/snarkpipe/sealer/refseal"
+	"github.com/snarkpipe/snarkpipe/sealer/sealertest"
 	"github.com/snarkpipe/snarkpipe/types"
 	"github.com/snarkpipe/snarkpipe/types/vanilla"
 )
@@ -97,29 +94,7 @@ func (p refusingProver) Status() pipeline.Status              { return pipeline.
 // newProvingService starts a CPU pipeline with dev parameters from the shared test cache.
 func newProvingService(t testing.TB, cfg sealer.Config) (*sealer.Service, *pipeline.Pipeline) {
 	t.Helper()
-	be, err := cpu.New(cpu.DefaultConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	pcfg := pipeline.DefaultConfig()
-	pcfg.HostBudget, pcfg.DeviceBudget = 16<<30, 16<<30
-	pcfg.SynthesisWorkers = 1
-	p, err := pipeline.New(pcfg, pipeline.Deps{Backends: []backend.Backend{be}, Params: srs.Dev{Cache: srstest.Cache(t)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.Start()
-	t.Cleanup(func() { p.Close() })
-	s, err := sealer.New(cfg, sealer.Deps{Prover: p, Backend: "cpu", DevParams: true, VerifyingKey: devVerifyingKeys(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		s.Close(ctx)
-	})
-	return s, p
+	return sealertest.CPUService(t, cfg, sealer.Deps{VerifyingKey: devVerifyingKeys(t)})
 }
 
 // devVerifyingKeys returns the dev verifying key of each 2 KiB circuit id from the shared

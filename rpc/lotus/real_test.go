@@ -1,7 +1,6 @@
 package lotus_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -10,17 +9,14 @@ import (
 	"github.com/filecoin-project/lotus/storage/sealer/storiface"
 
 	"github.com/snarkpipe/snarkpipe/prover"
-	"github.com/snarkpipe/snarkpipe/prover/backend"
-	"github.com/snarkpipe/snarkpipe/prover/backend/cpu"
 	"github.com/snarkpipe/snarkpipe/prover/groth16"
-	"github.com/snarkpipe/snarkpipe/prover/pipeline"
-	"github.com/snarkpipe/snarkpipe/prover/srs"
 	"github.com/snarkpipe/snarkpipe/prover/srs/srstest"
 	"github.com/snarkpipe/snarkpipe/rpc/lotus"
 	"github.com/snarkpipe/snarkpipe/sealer"
 	"github.com/snarkpipe/snarkpipe/sealer/porep"
 	"github.com/snarkpipe/snarkpipe/sealer/post"
 	"github.com/snarkpipe/snarkpipe/sealer/refseal"
+	"github.com/snarkpipe/snarkpipe/sealer/sealertest"
 	"github.com/snarkpipe/snarkpipe/types"
 	"github.com/snarkpipe/snarkpipe/types/vanilla"
 )
@@ -28,29 +24,7 @@ import (
 // newService starts the real proving service: CPU backend, dev parameters from the shared
 // test cache (built once per machine).
 func newService(t testing.TB) *sealer.Service {
-	t.Helper()
-	be, err := cpu.New(cpu.DefaultConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	pcfg := pipeline.DefaultConfig()
-	pcfg.HostBudget, pcfg.DeviceBudget = 16<<30, 16<<30
-	pcfg.SynthesisWorkers = 1
-	p, err := pipeline.New(pcfg, pipeline.Deps{Backends: []backend.Backend{be}, Params: srs.Dev{Cache: srstest.Cache(t)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.Start()
-	t.Cleanup(func() { p.Close() })
-	s, err := sealer.New(sealer.DefaultConfig(), sealer.Deps{Prover: p, Backend: "cpu", DevParams: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		s.Close(ctx)
-	})
+	s, _ := sealertest.CPUService(t, sealer.DefaultConfig(), sealer.Deps{})
 	return s
 }
 

@@ -1,7 +1,6 @@
 package remotec2
 
 import (
-	"context"
 	"net/http"
 	"testing"
 	"time"
@@ -9,15 +8,12 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/filecoin-project/go-state-types/abi"
 
-	"github.com/snarkpipe/snarkpipe/prover/backend"
-	"github.com/snarkpipe/snarkpipe/prover/backend/cpu"
 	"github.com/snarkpipe/snarkpipe/prover/groth16"
-	"github.com/snarkpipe/snarkpipe/prover/pipeline"
-	"github.com/snarkpipe/snarkpipe/prover/srs"
 	"github.com/snarkpipe/snarkpipe/prover/srs/srstest"
 	"github.com/snarkpipe/snarkpipe/sealer"
 	"github.com/snarkpipe/snarkpipe/sealer/porep"
 	"github.com/snarkpipe/snarkpipe/sealer/refseal"
+	"github.com/snarkpipe/snarkpipe/sealer/sealertest"
 	"github.com/snarkpipe/snarkpipe/types"
 	"github.com/snarkpipe/snarkpipe/types/vanilla"
 )
@@ -87,28 +83,6 @@ func TestRemoteCommit2RealService(t *testing.T) {
 }
 
 func newRealService(t *testing.T) *sealer.Service {
-	t.Helper()
-	be, err := cpu.New(cpu.DefaultConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	pcfg := pipeline.DefaultConfig()
-	pcfg.HostBudget, pcfg.DeviceBudget = 16<<30, 16<<30
-	pcfg.SynthesisWorkers = 1
-	p, err := pipeline.New(pcfg, pipeline.Deps{Backends: []backend.Backend{be}, Params: srs.Dev{Cache: srstest.Cache(t)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.Start()
-	t.Cleanup(func() { p.Close() })
-	s, err := sealer.New(sealer.DefaultConfig(), sealer.Deps{Prover: p, Backend: "cpu", DevParams: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		_ = s.Close(ctx)
-	})
+	s, _ := sealertest.CPUService(t, sealer.DefaultConfig(), sealer.Deps{})
 	return s
 }
