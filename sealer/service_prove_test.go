@@ -10,10 +10,10 @@ import (
 
 	"github.com/snarkpipe/snarkpipe/prover"
 	"github.com/snarkpipe/snarkpipe/prover/groth16"
-	"github.com/snarkpipe/snarkpipe/prover/srs/srstest"
 	"github.com/snarkpipe/snarkpipe/sealer"
 	"github.com/snarkpipe/snarkpipe/sealer/porep"
 	"github.com/snarkpipe/snarkpipe/sealer/post"
+	"github.com/snarkpipe/snarkpipe/sealer/sealertest"
 	"github.com/snarkpipe/snarkpipe/types"
 	"github.com/snarkpipe/snarkpipe/types/vanilla"
 )
@@ -98,24 +98,5 @@ func TestServiceProvesSealCommit2(t *testing.T) {
 // verifyProofBytes checks concatenated proofs against the dev verifying key of the circuit.
 func verifyProofBytes(t *testing.T, c prover.Circuit, b []byte, public [][]fr.Element) {
 	t.Helper()
-	_, params := srstest.DevParams(t, c)
-	vk := params.VK
-	params.Close()
-	proofs, err := groth16.DecodeProofs(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(proofs) != len(public) {
-		t.Fatalf("%d proofs, want %d", len(proofs), len(public))
-	}
-	for i := range proofs {
-		if err := vk.Verify(&proofs[i], public[i]); err != nil {
-			t.Fatalf("proof %d: %v", i, err)
-		}
-		wrong := append([]fr.Element(nil), public[i]...)
-		wrong[0].SetUint64(12345)
-		if err := vk.Verify(&proofs[i], wrong); err == nil {
-			t.Fatalf("proof %d verifies with a changed public input", i)
-		}
-	}
+	sealertest.VerifyDevProofs(t, c, b, public)
 }

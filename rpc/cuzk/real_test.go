@@ -179,14 +179,5 @@ func TestCurioPoRepRealService(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, params := srstest.DevParams(t, blank)
-	vk := params.VK
-	params.Close()
-	proofs, err := groth16.DecodeProofs(proof)
-	if err != nil || len(proofs) != 1 {
-		t.Fatalf("%d proofs, %v", len(proofs), err)
-	}
-	if err := vk.Verify(&proofs[0], public); err != nil {
-		t.Fatalf("proof does not verify: %v", err)
-	}
+	sealertest.VerifyDevProofs(t, blank, proof, [][]fr.Element{public})
 }

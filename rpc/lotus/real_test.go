@@ -9,8 +9,6 @@ import (
 	"github.com/filecoin-project/lotus/storage/sealer/storiface"
 
 	"github.com/snarkpipe/snarkpipe/prover"
-	"github.com/snarkpipe/snarkpipe/prover/groth16"
-	"github.com/snarkpipe/snarkpipe/prover/srs/srstest"
 	"github.com/snarkpipe/snarkpipe/rpc/lotus"
 	"github.com/snarkpipe/snarkpipe/sealer"
 	"github.com/snarkpipe/snarkpipe/sealer/porep"
@@ -171,24 +169,5 @@ func verifyPoSt(t testing.TB, pt abi.RegisteredPoStProof, rnd []byte, v *vanilla
 // changed public input fails.
 func verifyProofs(t testing.TB, c prover.Circuit, b []byte, public [][]fr.Element) {
 	t.Helper()
-	_, params := srstest.DevParams(t, c)
-	vk := params.VK
-	params.Close()
-	proofs, err := groth16.DecodeProofs(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(proofs) != len(public) {
-		t.Fatalf("%d proofs, want %d", len(proofs), len(public))
-	}
-	for i := range proofs {
-		if err := vk.Verify(&proofs[i], public[i]); err != nil {
-			t.Fatalf("proof %d: %v", i, err)
-		}
-		wrong := append([]fr.Element(nil), public[i]...)
-		wrong[0].SetUint64(12345)
-		if err := vk.Verify(&proofs[i], wrong); err == nil {
-			t.Fatalf("proof %d verifies with a changed public input", i)
-		}
-	}
+	sealertest.VerifyDevProofs(t, c, b, public)
 }

@@ -8,8 +8,6 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/filecoin-project/go-state-types/abi"
 
-	"github.com/snarkpipe/snarkpipe/prover/groth16"
-	"github.com/snarkpipe/snarkpipe/prover/srs/srstest"
 	"github.com/snarkpipe/snarkpipe/sealer"
 	"github.com/snarkpipe/snarkpipe/sealer/porep"
 	"github.com/snarkpipe/snarkpipe/sealer/refseal"
@@ -58,21 +56,7 @@ func TestRemoteCommit2RealService(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, params := srstest.DevParams(t, blank)
-	vk := params.VK
-	params.Close()
-	proofs, err := groth16.DecodeProofs(body)
-	if err != nil || len(proofs) != 1 {
-		t.Fatalf("%d proofs, %v", len(proofs), err)
-	}
-	if err := vk.Verify(&proofs[0], public); err != nil {
-		t.Fatalf("proof does not verify: %v", err)
-	}
-	wrong := append([]fr.Element(nil), public...)
-	wrong[0].SetUint64(5)
-	if vk.Verify(&proofs[0], wrong) == nil {
-		t.Fatal("proof verifies with a changed public input")
-	}
+	sealertest.VerifyDevProofs(t, blank, body, [][]fr.Element{public})
 
 	// The same C1 output claimed for another sector: replica_id does not match.
 	status, body, _ = post(t, srv.URL+Path+"?token=w", lotusBodyFor(t, abi.SectorID{Miner: 1000, Number: 43}, info.ID, c1JSON), nil)
