@@ -91,9 +91,8 @@ constexpr int kNttDirectTwiddleLog = 18;
 // NttOptions: tile_log (10..11, 0 = default) bounds the elements one block holds in
 // shared memory; legacy selects ntt_pass (one butterfly per thread per stage, kept for
 // comparison) instead of ntt_pass_radix8; fuse lists element-wise operations done in the
-// first and last pass (by separate passes with the legacy kernel). Building with
-// -DSP_NTT_LEGACY makes every transform legacy (a fallback while the radix-8 kernel is
-// unmeasured on a GPU).
+// first and last pass (by separate passes with the legacy kernel). Every transform is
+// legacy unless the library is built with -DSP_NTT_RADIX8 (ntt_run says why).
 struct NttOptions {
   int tile_log = 0;
   bool legacy = false;
@@ -237,10 +236,12 @@ inline void ntt_run(Fr* data, int lg_n, const Fr& root, bool dit, cudaStream_t s
   if (lg_n < 0 || lg_n > 28) invalid("ntt: lg_n must be in [0, 28]");
   const int tile_log = o.tile_log ? o.tile_log : kNttTileLog;
   if (tile_log < kNttMaxStages || tile_log > kNttTileLog) invalid("ntt: tile log must be 10 or 11");
-#ifdef SP_NTT_LEGACY
-  const bool legacy = true;
-#else
+#ifdef SP_NTT_RADIX8
   const bool legacy = o.legacy;
+#else
+  // The radix-8 kernel measured slower than ntt_pass on the H200 (2^27 forward 118 ms
+  // against 72 ms, docs/BENCHMARKS.md "GPU kernels"): opt-in by -DSP_NTT_RADIX8 only.
+  const bool legacy = true;
 #endif
   if (!legacy && lg_n >= 3) {
     ntt_run_radix8(data, lg_n, root, dit, s, tile_log, o.fuse, !o.no_direct_twiddles, o.bounded);

@@ -30,6 +30,7 @@ type benchOptions struct {
 	devices       []int
 	lib           string
 	cold          bool // no Preload: the first proof pays the setup
+	proofStreams  int  // gpu.Config.ProofStreams
 	pipe          pipeline.Config
 	deviceBudget  bool // DeviceBudget was given
 	trace, json   string
@@ -52,6 +53,7 @@ func benchProveFlags(kind string) []cli.Flag {
 		&cli.BoolFlag{Name: "cold", Usage: "skip the preload: the first proof also pays recording and key generation"},
 		&cli.IntFlag{Name: "synth-workers", Value: d.SynthesisWorkers, Usage: "partitions synthesized at once (each holds one witness working set)"},
 		&cli.IntFlag{Name: "workers-per-device", Value: d.WorkersPerDevice, Usage: "device workers per GPU (one proves while the next prepares)"},
+		&cli.IntFlag{Name: "proof-streams", Usage: "partitions proved at once per GPU, each on its own CUDA stream (0: the backend's default)"},
 		&cli.IntFlag{Name: "handoff", Value: d.HandoffDepth, Usage: "synthesized partitions that may wait for a device worker"},
 		&cli.IntFlag{Name: "eval-tasks", Value: d.EvalTasks, Usage: "parallelism of host-side evaluation and packing (0: all CPUs)"},
 		&cli.Float64Flag{Name: "host-budget", Usage: "host memory budget in GiB (default: physical memory minus 5 GiB)"},
@@ -94,7 +96,7 @@ func benchOptionsOf(c *cli.Context, kind string) (benchOptions, error) {
 	o := benchOptions{
 		kind: kind, size: size, proofs: c.Int("proofs"), partitions: 1, sequential: c.Bool("sequential"),
 		seed: c.Uint64("seed"), cpu: c.Bool("cpu"), allowCPULarge: c.Bool("allow-cpu-large"),
-		devices: c.IntSlice("device"), lib: c.String("lib"), cold: c.Bool("cold"),
+		devices: c.IntSlice("device"), lib: c.String("lib"), cold: c.Bool("cold"), proofStreams: c.Int("proof-streams"),
 		trace: c.String("trace"), json: c.String("json"), poll: c.Duration("poll"), progress: c.Duration("progress"),
 	}
 	if kind == "window" {
@@ -132,7 +134,7 @@ func gib(v float64) int64 { return int64(v * (1 << 30)) }
 func benchBackends(o benchOptions) (bes []backend.Backend, desc string, isGPU bool, err error) {
 	if !o.cpu {
 		for _, d := range o.devices {
-			be, err := gpu.New(gpu.Config{Device: d, LibPath: o.lib})
+			be, err := gpu.New(gpu.Config{Device: d, LibPath: o.lib, ProofStreams: o.proofStreams})
 			if err != nil {
 				for _, b := range bes {
 					b.Close()

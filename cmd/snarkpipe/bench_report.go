@@ -47,6 +47,7 @@ type benchResult struct {
 type benchCfg struct {
 	SynthesisWorkers int   `json:"synthesis_workers"`
 	WorkersPerDevice int   `json:"workers_per_device"`
+	ProofStreams     int   `json:"proof_streams"`
 	HandoffDepth     int   `json:"handoff_depth"`
 	EvalTasks        int   `json:"eval_tasks"`
 	HostBudget       int64 `json:"host_budget_bytes"`

@@ -152,8 +152,12 @@ func (r *benchRun) start() error {
 	if len(st.Devices) > 0 {
 		r.res.Pipeline.DeviceBudget = st.Devices[0].Capacity
 	}
-	r.pr.printf("pipeline: %d synthesis workers, %d workers per device, hand-off %d, host budget %s, device budget %s",
-		o.pipe.SynthesisWorkers, o.pipe.WorkersPerDevice, o.pipe.HandoffDepth,
+	r.res.Pipeline.ProofStreams = 1
+	if cp, ok := r.backends[0].(backend.ConcurrentProver); ok {
+		r.res.Pipeline.ProofStreams = cp.ProofStreams()
+	}
+	r.pr.printf("pipeline: %d synthesis workers, %d workers per device, %d proof streams per device, hand-off %d, host budget %s, device budget %s",
+		o.pipe.SynthesisWorkers, o.pipe.WorkersPerDevice, r.res.Pipeline.ProofStreams, o.pipe.HandoffDepth,
 		fmtBytes(uint64(r.res.Pipeline.HostBudget)), fmtBytes(uint64(r.res.Pipeline.DeviceBudget)))
 	return nil
 }

@@ -25,7 +25,7 @@ func chooseBackends(cfg daemonConfig) ([]backend.Backend, string, bool, error) {
 	var out []backend.Backend
 	var names []string
 	for _, o := range ordinals {
-		be, err := gpu.New(gpu.Config{Device: o})
+		be, err := gpu.New(gpu.Config{Device: o, ProofStreams: cfg.GPUProofStreams})
 		if err != nil {
 			for _, b := range out {
 				b.Close()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/snarkpipe/snarkpipe/prover/backend/gpu"
 	"github.com/snarkpipe/snarkpipe/prover/pipeline"
 	"github.com/snarkpipe/snarkpipe/rpc"
 	"github.com/snarkpipe/snarkpipe/rpc/cuzk"
@@ -36,6 +37,7 @@ type daemonConfig struct {
 	TokenSecret     string          `toml:"token_secret"`
 	Backend         string          `toml:"backend"`
 	GPUs            []int           `toml:"gpus"`
+	GPUProofStreams int             `toml:"gpu_proof_streams"`
 	LogLevel        string          `toml:"log_level"`
 	ShutdownTimeout sealer.Duration `toml:"shutdown_timeout"`
 
@@ -57,6 +59,7 @@ var configComments = map[string]string{
 	"token_secret":       "HS256 secret for API tokens; created on first start. Empty: user config dir/snarkpipe/token-secret.",
 	"backend":            "auto (GPU if present, else CPU), gpu or cpu. Without a GPU, 32/64 GiB proofs are refused unless sealer.allow_large_on_cpu.",
 	"gpus":               "CUDA ordinals to use (empty: device 0).",
+	"gpu_proof_streams":  "Partitions proved at once on each GPU, each on its own CUDA stream with its own proof buffers (16 GiB per 32 GiB PoRep partition). 0: the backend's default.",
 	"log_level":          "debug, info, warn or error.",
 	"shutdown_timeout":   "On SIGINT/SIGTERM: stop admitting, let running jobs finish for this long, then cancel them. A second signal exits at once.",
 	"allow_large_on_cpu": "Accept 32/64 GiB proofs on the CPU backend (hours and ~50 GiB of memory each).",
@@ -101,6 +104,9 @@ func (c *daemonConfig) validate() error {
 	}
 	if c.ShutdownTimeout < 0 {
 		errs = append(errs, errors.New("shutdown_timeout is negative"))
+	}
+	if c.GPUProofStreams < 0 || c.GPUProofStreams > gpu.MaxProofStreams {
+		errs = append(errs, fmt.Errorf("gpu_proof_streams %d: want 0 to %d", c.GPUProofStreams, gpu.MaxProofStreams))
 	}
 	for _, g := range c.GPUs {
 		if g < 0 {

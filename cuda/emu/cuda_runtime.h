@@ -26,7 +26,8 @@ struct uint4 {
 struct emu_dim {
   unsigned x, y, z;
 };
-inline emu_dim blockIdx, threadIdx, blockDim;
+// thread_local: two library contexts (proof streams) may run kernels from two threads at once.
+inline thread_local emu_dim blockIdx, threadIdx, blockDim;
 
 inline uint4 __ldg(const uint4* p) { return *p; }
 inline unsigned __brev(unsigned x) {
@@ -138,7 +139,7 @@ cudaError_t cudaFuncSetAttribute(T*, int, int) {
 }
 
 namespace snarkpipe {
-inline uint4 smem_raw[1 << 14];
+inline thread_local uint4 smem_raw[1 << 14];  // per thread: see thread_local above; build.sh drops the kernels' extern declarations
 }
 
 namespace emu {

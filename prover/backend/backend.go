@@ -103,6 +103,13 @@ type ShapeEvaluator interface {
 	ProveResident(s ResidentShape, inputs, aux []fr.Element, k ResidentKey) (ResidentResults, error)
 }
 
+// ConcurrentProver is an optional ShapeEvaluator capability: the number of resident
+// proofs the backend runs at once, each with its own set of per-proof device buffers
+// kept with the shape (the pipeline reserves that many sets per resident shape).
+type ConcurrentProver interface {
+	ProofStreams() int
+}
+
 // SetupWaste is the toxic waste of a benchmark setup. It is known to whoever made the
 // setup, who can therefore forge proofs: keys made from it serve benchmarks and tests only.
 type SetupWaste struct{ Tau, Alpha, Beta, Gamma, Delta fr.Element }

@@ -78,10 +78,15 @@ func (p *Pipeline) loadDeviceKey(ctx context.Context, d *device, st *circuitStat
 type deviceCaps struct {
 	resident bool // backend.ShapeEvaluator: A·z, B·z, C·z on the device from z alone
 	packed   bool // backend.PackedShapeEvaluator: z handed over bit-packed
+	streams  int  // backend.ConcurrentProver: resident proofs at once (1 without it)
 }
 
 func capsOf(be backend.Backend) deviceCaps {
 	_, resident := be.(backend.ShapeEvaluator)
 	_, packed := be.(backend.PackedShapeEvaluator)
-	return deviceCaps{resident: resident, packed: packed}
+	streams := 1
+	if cp, ok := be.(backend.ConcurrentProver); ok && cp.ProofStreams() > 1 {
+		streams = cp.ProofStreams()
+	}
+	return deviceCaps{resident: resident, packed: packed, streams: streams}
 }

@@ -54,17 +54,18 @@ func (p *Pipeline) hostEntryBytes(h Hint) int64 {
 // deviceEntryBytes is a circuit resident on device d: its proving key, and on a device
 // with the pre-compiled path its recorded shape (CSR sides and coefficient table, about
 // the shape file's size, plus one 4-byte index per a and b density entry) and the proof
-// buffers the GPU backend keeps with the shape from its first proof until it is closed.
+// buffers the GPU backend keeps with the shape from its first proof until it is closed:
+// one set per proof stream (backend.ConcurrentProver).
 func (p *Pipeline) deviceEntryBytes(d *device, h Hint) int64 {
 	if !d.caps.resident {
 		return h.ParamsBytes
 	}
 	c := h.Counts
 	indices := int64(c.NumInputs+c.AAux+c.BInput+c.BAux) * 4
-	return h.ParamsBytes + h.ShapeBytes + indices + proofPoolBytes(c.Sizes)
+	return h.ParamsBytes + h.ShapeBytes + indices + int64(d.caps.streams)*proofPoolBytes(c.Sizes)
 }
 
-// proofPoolBytes is the per-shape proof pool of a pre-compiled device: z = inputs ‖ aux
+// proofPoolBytes is one proof buffer set of a pre-compiled device: z = inputs ‖ aux
 // and the three domain-sized row vectors a, b, c, 32 bytes per element (the GPU
 // backend's gpu.ProofPoolBytes; the formula is repeated here because the pipeline does not
 // import a backend).

@@ -33,6 +33,9 @@ type Config struct {
 	LibPath string
 	// WindowBits forces the MSM window width (0: chosen per size by the library).
 	WindowBits int
+	// ProofStreams is how many resident proofs run on the device at once, each on its
+	// own stream with its own proof buffers (streams.go); 0 means 1.
+	ProofStreams int
 }
 
 // DefaultConfig uses device 0 and the default library search.
@@ -46,42 +49,56 @@ func (c Config) Validate() error {
 	if c.WindowBits != 0 && (c.WindowBits < 4 || c.WindowBits > 24) {
 		return fmt.Errorf("gpu backend: WindowBits %d outside [4, 24]", c.WindowBits)
 	}
+	if c.ProofStreams < 0 || c.ProofStreams > MaxProofStreams {
+		return fmt.Errorf("gpu backend: ProofStreams %d outside [0, %d]", c.ProofStreams, MaxProofStreams)
+	}
 	return nil
 }
 
-// Backend is the CUDA implementation of backend.Backend. Calls are serialised on one
-// device stream.
+// Backend is the CUDA implementation of backend.Backend. Calls are serialised on the
+// main device stream, except resident proofs, which may also run on extra proof streams
+// (streams.go).
 type Backend struct {
 	lib    *cuda.Lib
 	info   cuda.DeviceInfo
 	device int
 	window uint32
 
-	// mu is the device lock: it owns the context's stream and timing events, the
-	// quotient constants, the loaded shapes and their proof pools. A proof holds it from
-	// its upload to its last MSM.
-	mu      sync.Mutex
-	ctx     cuda.Ctx
-	closed  bool
-	domains map[int]*quotientConsts
-	shapes  map[*residentShape]struct{} // loaded and not closed: the owners of proof pools
-	trims   uint64                      // pool trims after an out-of-memory failure
-	pooled  atomic.Uint64               // device bytes held by proof pools (pool.go); written under mu
+	// mu is the device lock: it owns the main context's stream and timing events. A
+	// resident proof on the main stream holds it from its upload to its last MSM.
+	mu     sync.Mutex
+	ctx    cuda.Ctx
+	closed bool // written under proofs (exclusive), mu and life
+
+	// Resident proofs (streams.go): the free proof streams, the extra contexts behind
+	// them, and the lock each proof holds shared against frees of what it reads.
+	streams chan *proofStream
+	extra   []cuda.Ctx
+	proofs  sync.RWMutex
+
+	// poolMu guards the loaded shapes and their proof pools (pool.go).
+	poolMu sync.Mutex
+	shapes map[*residentShape]struct{} // loaded and not closed: the owners of proof pools
+	trims  atomic.Uint64               // pool trims after an out-of-memory failure
+	pooled atomic.Uint64               // device bytes held by proof pools
+
+	domainsMu sync.Mutex
+	domains   map[int]*quotientConsts
 
 	// life is held shared by calls that only need the context to exist, not its stream
 	// (host page-locking, pin.go), and exclusively by Close while it destroys the
-	// context; so those calls never wait for a proof. Lock order: mu, then life.
+	// contexts; so those calls never wait for a proof.
 	life sync.RWMutex
 
 	hooks testHooks
 }
 
 // testHooks let tests observe and fail device allocations and hold a proof in progress.
-// They are set before the backend is shared and read under mu; nil in production.
+// They are set before the backend is shared; nil in production.
 type testHooks struct {
 	alloc     func(bytes uint64) error // runs before every allocation; an error fails it
 	free      func(p cuda.DevPtr)      // runs after every free
-	proofHeld func()                   // runs inside a resident proof's device lock
+	proofHeld func()                   // runs inside a resident proof, on its stream
 }
 
 var _ backend.Backend = (*Backend)(nil)
@@ -110,8 +127,13 @@ func New(cfg Config) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Backend{lib: lib, info: info, device: cfg.Device, window: uint32(cfg.WindowBits), ctx: ctx,
-		domains: make(map[int]*quotientConsts), shapes: make(map[*residentShape]struct{})}, nil
+	b := &Backend{lib: lib, info: info, device: cfg.Device, window: uint32(cfg.WindowBits), ctx: ctx,
+		domains: make(map[int]*quotientConsts), shapes: make(map[*residentShape]struct{})}
+	if err := b.newProofStreams(max(cfg.ProofStreams, 1)); err != nil {
+		_ = lib.FreeCtx(ctx)
+		return nil, err
+	}
+	return b, nil
 }
 
 // Name is "gpu<ordinal>".
@@ -120,19 +142,21 @@ func (b *Backend) Name() string { return fmt.Sprintf("gpu%d", b.device) }
 // Device describes the GPU.
 func (b *Backend) Device() cuda.DeviceInfo { return b.info }
 
-// Close frees the proof pools and releases the context; bases and shapes still open
-// become unusable.
+// Close waits for the resident proofs in flight, frees the proof pools and releases the
+// contexts; bases and shapes still open become unusable.
 func (b *Backend) Close() error {
+	b.proofs.Lock()
+	defer b.proofs.Unlock()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
 		return nil
 	}
-	_, trimErr := b.trimLocked(b.ctx, nil)
+	_, trimErr := b.trimPools(b.ctx, nil)
 	b.life.Lock()
 	defer b.life.Unlock()
 	b.closed = true
-	return errors.Join(trimErr, b.lib.FreeCtx(b.ctx))
+	return errors.Join(trimErr, b.freeProofStreams(), b.lib.FreeCtx(b.ctx))
 }
 
 // wrap turns library failures into backend errors; *cuda.StatusError stays reachable
@@ -206,13 +230,16 @@ type deviceBases struct {
 func (d *deviceBases) Len() int { return d.n }
 
 func (d *deviceBases) Close() error {
+	// d.mu is released before waiting for the proofs in flight (which resolved their
+	// bases before they started, so they never wait for d.mu while holding b.proofs).
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	if d.freed {
+		d.mu.Unlock()
 		return nil
 	}
 	d.freed = true
-	return d.b.call(func(ctx cuda.Ctx) error { return wrap("free bases", d.b.free(ctx, d.ptr)) })
+	d.mu.Unlock()
+	return d.b.exclusive(func(ctx cuda.Ctx) error { return wrap("free bases", d.b.free(ctx, d.ptr)) })
 }
 
 // at returns the device address of base offset, checking that [offset, offset+n) exists.

@@ -44,13 +44,17 @@ func libPath() string {
 }
 
 // testBackend opens device 0 or skips the test when no library or GPU is present.
-func testBackend(t testing.TB) *Backend {
+func testBackend(t testing.TB) *Backend { t.Helper(); return testBackendWith(t, Config{}) }
+
+// testBackendWith is testBackend with cfg (its LibPath is set here).
+func testBackendWith(t testing.TB, cfg Config) *Backend {
 	t.Helper()
 	p := libPath()
 	if p == "" {
 		t.Skip("GPU test: cuda/build/" + cuda.LibName + " not found (run `make cuda` on a CUDA host)")
 	}
-	b, err := New(Config{LibPath: p})
+	cfg.LibPath = p
+	b, err := New(cfg)
 	if errors.Is(err, cuda.ErrNoCUDA) {
 		t.Skipf("GPU test: %v", err)
 	}

@@ -96,8 +96,8 @@ func (pc *poolCircuit) prove(t *testing.T, packed bool) {
 }
 
 func (b *Backend) loadedShapes() []*residentShape {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	b.poolMu.Lock()
+	defer b.poolMu.Unlock()
 	var out []*residentShape
 	for rs := range b.shapes {
 		out = append(out, rs)
@@ -157,7 +157,10 @@ func TestShapeCloseFreesPool(t *testing.T) {
 	b := testBackend(t)
 	pc := newPoolCircuit(t, b, r1cstest.Random{Seed: 52, Constraints: 100, Inputs: 2})
 	pc.prove(t, false)
-	pool := pc.dev.pool.bufs
+	if len(pc.dev.pool.idle) != 1 {
+		t.Fatalf("after one proof the pool holds %d idle sets, want 1", len(pc.dev.pool.idle))
+	}
+	pool := pc.dev.pool.idle[0]
 	var freed []cuda.DevPtr
 	b.hooks.free = func(p cuda.DevPtr) { freed = append(freed, p) }
 	defer func() { b.hooks.free = nil }()
@@ -214,8 +217,8 @@ func TestProofTrimsPoolsOnOutOfMemory(t *testing.T) {
 	if second.dev.poolBytes.Load() != ProofPoolBytes(second.shape.Sizes) {
 		t.Errorf("retried shape holds %d pool bytes, want %d", second.dev.poolBytes.Load(), ProofPoolBytes(second.shape.Sizes))
 	}
-	if b.trims != 1 {
-		t.Errorf("%d trims after one injected failure, want 1", b.trims)
+	if b.trims.Load() != 1 {
+		t.Errorf("%d trims after one injected failure, want 1", b.trims.Load())
 	}
 
 	// Memory stays short: the pool of `first` (dropped above) cannot come back.
@@ -288,8 +291,8 @@ func TestLoadShapeRetriesOnOutOfMemory(t *testing.T) {
 	for _, p := range rs.allocs {
 		live[p] = true
 	}
-	if b.trims != 1 {
-		t.Fatalf("%d trims, want 1", b.trims)
+	if b.trims.Load() != 1 {
+		t.Fatalf("%d trims, want 1", b.trims.Load())
 	}
 	// Two arrays uploaded before the failure and freed by the retry, the failed
 	// allocation, then all of the shape's arrays.

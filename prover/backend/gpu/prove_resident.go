@@ -86,10 +86,11 @@ func (b *Backend) withProof(s backend.ResidentShape, inputs, aux []fr.Element, f
 	return b.onPool(rs, func(ctx cuda.Ctx, p *proofBufs) error { return f(ctx, rs, p) })
 }
 
-// onPool runs f under the device lock with the shape's pooled proof buffers, and once
-// more after a trim if the device ran out of memory (f rewrites everything it reads).
+// onPool runs f on a proof stream (streams.go) with a set of the shape's pooled proof
+// buffers, and once more after a trim if the device ran out of memory (f rewrites
+// everything it reads).
 func (b *Backend) onPool(rs *residentShape, f func(ctx cuda.Ctx, p *proofBufs) error) error {
-	return b.call(func(ctx cuda.Ctx) error {
+	return b.onStream(func(ctx cuda.Ctx) error {
 		if err := rs.open(); err != nil {
 			return err
 		}
@@ -97,10 +98,11 @@ func (b *Backend) onPool(rs *residentShape, f func(ctx cuda.Ctx, p *proofBufs) e
 			b.hooks.proofHeld()
 		}
 		return b.retryOnOOM(ctx, rs, func() error {
-			p, err := b.proofBuffers(ctx, rs)
+			p, err := b.checkout(ctx, rs)
 			if err != nil {
 				return err
 			}
+			defer b.checkin(rs, p)
 			return f(ctx, p)
 		})
 	})

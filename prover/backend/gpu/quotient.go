@@ -30,7 +30,8 @@ func newQuotientConsts(m int) *quotientConsts {
 }
 
 func (b *Backend) consts(m int) *quotientConsts {
-	// b.mu is held by the caller.
+	b.domainsMu.Lock()
+	defer b.domainsMu.Unlock()
 	k, ok := b.domains[m]
 	if !ok {
 		k = newQuotientConsts(m)

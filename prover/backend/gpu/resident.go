@@ -32,8 +32,8 @@ type residentShape struct {
 	freed      bool
 	shapeBytes uint64 // device bytes of allocs
 
-	pool      proofPool     // under the device lock (pool.go)
-	poolBytes atomic.Uint64 // pool.bytes, readable without the device lock
+	pool      proofPool     // under b.poolMu (pool.go)
+	poolBytes atomic.Uint64 // pool.bytes, readable without b.poolMu
 }
 
 // LoadShape uploads s (see backend.ShapeEvaluator). It checks every column and
@@ -48,8 +48,10 @@ func (b *Backend) LoadShape(s *r1cs.Shape) (backend.ResidentShape, error) {
 	idxA, idxB := densityIndices(s)
 	rs := &residentShape{b: b, inputs: s.NumInputs, aux: s.NumAux, rows: s.Rows(), domain: s.DomainSize(),
 		nA: len(idxA), nB: len(idxB)}
+	b.poolMu.Lock()
+	b.shapes[rs] = struct{}{} // from here on Close unregisters it
+	b.poolMu.Unlock()
 	err := b.call(func(ctx cuda.Ctx) error {
-		b.shapes[rs] = struct{}{} // from here on Close unregisters it
 		return b.retryOnOOM(ctx, rs, func() error { return rs.upload(ctx, s, idxA, idxB) })
 	})
 	if err != nil {
@@ -183,7 +185,7 @@ func densityIndices(s *r1cs.Shape) (a, b []uint32) {
 
 // Close frees the shape's device memory: its arrays and its proof pool.
 func (rs *residentShape) Close() error {
-	// rs.mu is released before the backend lock is taken: a proof holds the backend lock
+	// rs.mu is released before waiting for the proofs in flight: a proof holds b.proofs
 	// and then checks rs.freed under rs.mu, so the two never wait on each other.
 	rs.mu.Lock()
 	if rs.freed {
@@ -192,17 +194,19 @@ func (rs *residentShape) Close() error {
 	}
 	rs.freed = true
 	rs.mu.Unlock()
-	return rs.b.call(func(ctx cuda.Ctx) error {
+	return rs.b.exclusive(func(ctx cuda.Ctx) error {
+		rs.b.poolMu.Lock()
 		delete(rs.b.shapes, rs)
-		_, poolErr := rs.b.dropPool(ctx, rs)
+		_, poolErr := rs.b.dropIdle(ctx, rs) // no proof is in flight: every set is idle
+		rs.b.poolMu.Unlock()
 		return wrap("free shape", errors.Join(rs.freeArrays(ctx), poolErr))
 	})
 }
 
 // DeviceBytes is the device memory the shape holds now: its arrays (CSR sides,
 // coefficient table, density index lists) and, once it has proved, its proof pool
-// (z and the three domain vectors, see ProofPoolBytes), which it keeps until Close or a
-// trim. The library's MSM and NTT scratch, taken and returned within each proof, is not
+// (a set of z and the three domain vectors per proof that ran at once, see
+// ProofPoolBytes), which it keeps until Close or a trim. The library's MSM and NTT scratch, taken and returned within each proof, is not
 // included.
 func (rs *residentShape) DeviceBytes() uint64 {
 	rs.mu.Lock()
@@ -219,7 +223,7 @@ func (b *Backend) resident(s backend.ResidentShape) (*residentShape, error) {
 	return rs, nil
 }
 
-// open reports whether the shape is still loaded; callers hold the backend lock, so a
+// open reports whether the shape is still loaded; callers hold b.proofs shared, so a
 // concurrent Close cannot free it until they return.
 func (rs *residentShape) open() error {
 	rs.mu.Lock()

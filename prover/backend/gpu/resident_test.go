@@ -354,11 +354,16 @@ func TestUnpackMatchesHost(t *testing.T) {
 		b.hooks.alloc = func(uint64) error { allocs++; return nil }
 		var got []fr.Element
 		err := b.call(func(ctx cuda.Ctx) error {
-			p, err := b.proofBuffers(ctx, rs)
+			p, err := b.checkout(ctx, rs)
 			if err != nil {
 				return err
 			}
-			defer b.dropPool(ctx, rs)
+			defer func() {
+				b.checkin(rs, p)
+				b.poolMu.Lock()
+				_, _ = b.dropIdle(ctx, rs)
+				b.poolMu.Unlock()
+			}()
 			if err := b.uploadPacked(ctx, rs, inputs, &packed, p); err != nil {
 				return err
 			}
