@@ -176,11 +176,13 @@ func (r *benchRun) preload(ctx context.Context) error {
 	}
 	s := &r.res.Setup
 	s.Preload = seconds(took)
-	rest := took - li.HostLoad
+	// The devices load their keys at the same time: the longest load is theirs.
+	var keys time.Duration
 	for _, d := range li.KeyLoads {
 		s.KeyLoads = append(s.KeyLoads, seconds(d))
-		rest -= d
+		keys = max(keys, d)
 	}
+	rest := took - li.HostLoad - keys
 	s.Prepare, s.HostLoad = seconds(max(rest, 0)), seconds(li.HostLoad)
 	s.KeyGens = r.keys.generations()
 	r.pr.printf("setup done in %s: probe/record %s, host load %s", fmtDur(took), fmtDur(max(rest, 0)), fmtDur(li.HostLoad))
