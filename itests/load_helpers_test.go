@@ -115,6 +115,23 @@ func awaitAll(ctx context.Context, t testing.TB, c api.SnarkPipe, jobs []loadJob
 
 // waitPartitionsQueued polls Status until at least n partitions wait for synthesis, for
 // at most within (0: one look).
+// submitWindowBatch submits n Window PoSt jobs over sectors at once, with randomness
+// seeds first, first+1, ….
+func submitWindowBatch(ctx context.Context, t testing.TB, c api.SnarkPipe, sectors []*kit.Sector, first, n int) []loadJob {
+	t.Helper()
+	jobs := make([]loadJob, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { jobs[i], errs[i] = submitWindow(ctx, c, sectors, randomness(first+i)) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		must(t)(jobs[i], err)
+	}
+	return jobs
+}
+
 func waitPartitionsQueued(ctx context.Context, t testing.TB, c api.SnarkPipe, n int, within time.Duration) bool {
 	t.Helper()
 	deadline := time.Now().Add(within)
