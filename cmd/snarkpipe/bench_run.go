@@ -123,7 +123,8 @@ func (r *benchRun) start() error {
 	o := r.o
 	r.keys = newBenchKeys(benchKeySource)
 	r.reg = prometheus.NewRegistry()
-	pipe, err := pipeline.New(o.pipe, pipeline.Deps{Backends: r.backends, Keys: r.keys, Registerer: r.reg})
+	codeID, _ := pipeline.CodeIDOfExecutable() // empty on failure: probe as usual
+	pipe, err := pipeline.New(o.pipe, pipeline.Deps{Backends: r.backends, Keys: r.keys, Registerer: r.reg, CodeID: codeID})
 	if err != nil {
 		return err
 	}

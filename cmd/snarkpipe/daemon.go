@@ -177,7 +177,11 @@ func startDaemon(ctx context.Context, cfg daemonConfig) (*daemon, error) {
 	} else {
 		params = srs.Files{Dir: cfg.ParamDir, Names: officialNames()}
 	}
-	pipe, err := pipeline.New(cfg.Pipeline, pipeline.Deps{Backends: backends, Params: params, Registerer: reg})
+	codeID, err := pipeline.CodeIDOfExecutable()
+	if err != nil {
+		log.Warnw("circuit keys will be probed at every start", "err", err)
+	}
+	pipe, err := pipeline.New(cfg.Pipeline, pipeline.Deps{Backends: backends, Params: params, Registerer: reg, CodeID: codeID})
 	if err != nil {
 		return nil, err
 	}

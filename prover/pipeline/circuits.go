@@ -42,6 +42,7 @@ func (st *circuitState) close() {
 type circuits struct {
 	store   *srs.Recordings // nil: recordings are kept in memory only
 	hints   *hintStore
+	codeID  string // Deps.CodeID: hints probed by this code are trusted
 	metrics *metrics
 	log     *slog.Logger // nil: failures that fail nothing are not reported
 
@@ -58,9 +59,9 @@ type heldShape struct {
 	unsaved bool
 }
 
-func newCircuits(store *srs.Recordings, hints *hintStore) *circuits {
+func newCircuits(store *srs.Recordings, hints *hintStore, codeID string) *circuits {
 	return &circuits{
-		store: store, hints: hints,
+		store: store, hints: hints, codeID: codeID,
 		keys:    make(map[prover.CircuitID]srs.RecordingKey),
 		shapes:  make(map[prover.CircuitID]heldShape),
 		probing: make(map[prover.CircuitID]chan struct{}),
@@ -109,6 +110,12 @@ func (cs *circuits) probe(c prover.Circuit) (Hint, error) {
 	if h, ok := cs.hints.get(id); ok && !cs.storeMayHold(id) {
 		return cs.recordOnce(c, h.capacity())
 	}
+	if h, key, ok := cs.trustedHint(id); ok {
+		// Probed by this very code before: its key stands. A recording that still does
+		// not match is caught as for any key (ErrCircuitChanged, failed verification).
+		cs.setKey(id, key, heldShape{})
+		return h, nil
+	}
 	k := newKeyCS()
 	if err := contain(id, func() error { return c.Synthesize(k) }); err != nil {
 		return Hint{}, fmt.Errorf("pipeline: synthesizing %s: %w", id, err)
@@ -125,6 +132,17 @@ func (cs *circuits) probe(c prover.Circuit) (Hint, error) {
 	return cs.setKey(id, key, held)
 }
 
+// trustedHint returns id's hint and its recording key when a process of this CodeID
+// probed it.
+func (cs *circuits) trustedHint(id prover.CircuitID) (Hint, srs.RecordingKey, bool) {
+	h, ok := cs.hints.get(id)
+	if !ok || cs.codeID == "" || h.ProbedBy != cs.codeID {
+		return Hint{}, srs.RecordingKey{}, false
+	}
+	key, err := srs.ParseRecordingKey(h.Key)
+	return h, key, err == nil
+}
+
 // setKey remembers key for id, and the recording (with its hint) when one was just
 // obtained (held.shape non-nil).
 func (cs *circuits) setKey(id prover.CircuitID, key srs.RecordingKey, held heldShape) (Hint, error) {
@@ -136,23 +154,38 @@ func (cs *circuits) setKey(id prover.CircuitID, key srs.RecordingKey, held heldS
 	cs.mu.Unlock()
 	if held.shape == nil {
 		h, _ := cs.hints.get(id)
+		if cs.codeID != "" && h.Key == key.String() && h.ProbedBy != cs.codeID {
+			h.ProbedBy = cs.codeID // this code's probe agrees: the next start may trust it
+			cs.putHint(id, h)
+		}
 		return h, nil
 	}
 	h := hintOf(key, held.shape)
+	h.ProbedBy = cs.codeID
+	cs.putHint(id, h)
+	return h, nil
+}
+
+// putHint persists h, logging a failure (the hint stays in memory).
+func (cs *circuits) putHint(id prover.CircuitID, h Hint) {
 	if err := cs.hints.put(id, h); err != nil && cs.log != nil {
 		// The hint is kept in memory; a disk that refuses it only costs the next process
 		// its admission before synthesis, as a refused recording costs it a recording.
 		cs.log.Warn("pipeline: persisting a capacity hint failed", "circuit", id, "err", err)
 	}
-	return h, nil
 }
 
-// forget drops what is known about id (its circuit no longer matches the recording).
+// forget drops what is known about id (its circuit no longer matches the recording),
+// including the trust in its hint's key: the next prepare probes.
 func (cs *circuits) forget(id prover.CircuitID) {
 	cs.mu.Lock()
 	delete(cs.keys, id)
 	delete(cs.shapes, id)
 	cs.mu.Unlock()
+	if h, ok := cs.hints.get(id); ok && h.ProbedBy != "" {
+		h.ProbedBy = ""
+		cs.putHint(id, h)
+	}
 }
 
 // lookupOrRecord reads the recording of (id, key), or records c into buffers of the

@@ -81,7 +81,7 @@ func TestOnePassKeyEqualsProbeKey(t *testing.T) {
 	for _, c := range keyCircuits() {
 		want, fresh := probeKey(t, c), freshRecording(t, c)
 		for _, capacity := range []r1cs.Capacity{{}, probeCapacity(t, c), hintOf(want, fresh).capacity()} {
-			cs := newCircuits(nil, openHints(""))
+			cs := newCircuits(nil, openHints(""), "")
 			key, shape, err := cs.record(c, capacity)
 			if err != nil {
 				t.Fatalf("%s: %v", c.ID(), err)
@@ -155,11 +155,17 @@ func TestKeyOfMergedTermsDiffers(t *testing.T) {
 // recording its load would take; it returns the syntheses that cost.
 func setUp(t testing.TB, store *srs.Recordings, c *countingCircuit) (srs.RecordingKey, *r1cs.Shape, int) {
 	t.Helper()
+	return setUpCode(t, store, c, "")
+}
+
+// setUpCode is setUp in a process whose Deps.CodeID is codeID.
+func setUpCode(t testing.TB, store *srs.Recordings, c *countingCircuit, codeID string) (srs.RecordingKey, *r1cs.Shape, int) {
+	t.Helper()
 	dir := ""
 	if store != nil {
 		dir = store.Dir
 	}
-	cs := newCircuits(store, openHints(dir))
+	cs := newCircuits(store, openHints(dir), codeID)
 	c.calls = 0
 	h, err := cs.prepare(context.Background(), c)
 	if err != nil {
@@ -210,6 +216,51 @@ func TestSetupPaths(t *testing.T) {
 	check("old hint without recording", 1)
 }
 
+// A restart of the same code (Deps.CodeID) trusts the key its earlier probe persisted
+// and only reads the recording: no synthesis at all. Another code probes once (and then
+// is trusted in turn); no code id always probes. Every path ends with the probe's key
+// and the same recording.
+func TestSameCodeSkipsProbe(t *testing.T) {
+	dir := t.TempDir()
+	store := &srs.Recordings{Dir: dir}
+	c := &countingCircuit{Circuit: &r1cstest.Random{Seed: 6, Constraints: 500, Inputs: 2, Unused: 4}}
+	want, wantShape := probeKey(t, c.Circuit), freshRecording(t, c.Circuit)
+	for _, step := range []struct {
+		state, code string
+		calls       int
+	}{
+		{"first start of code A", "A", 2},
+		{"restart of code A", "A", 0},
+		{"first start of code B", "B", 1},
+		{"restart of code B", "B", 0},
+		{"restart without a code id", "", 1},
+		{"code B again", "B", 0},
+	} {
+		key, shape, calls := setUpCode(t, store, c, step.code)
+		if key != want || !reflect.DeepEqual(shape, wantShape) || calls != step.calls {
+			t.Errorf("%s: key %s, same recording %v, %d syntheses; want %s, true, %d", step.state, key, reflect.DeepEqual(shape, wantShape), calls, want, step.calls)
+		}
+	}
+	// A distrusted circuit (forget: its recording did not match) is probed again, even
+	// by the code that probed it.
+	cs := newCircuits(store, openHints(dir), "B")
+	c.calls = 0
+	if _, err := cs.prepare(context.Background(), c); err != nil || c.calls != 0 {
+		t.Fatalf("code B before forget: %d syntheses (%v), want 0", c.calls, err)
+	}
+	cs.forget(c.ID())
+	if _, err := cs.prepare(context.Background(), c); err != nil || c.calls != 1 {
+		t.Fatalf("code B after forget: %d syntheses (%v), want the probe", c.calls, err)
+	}
+	// The recording deleted: the trusted hint's path records it again in one synthesis.
+	if err := os.Remove(filepath.Join(dir, store.FileName(c.ID(), want))); err != nil {
+		t.Fatal(err)
+	}
+	if key, _, calls := setUpCode(t, store, c, "B"); key != want || calls != 1 {
+		t.Errorf("code B, recording deleted: key %s, %d syntheses; want %s, 1", key, calls, want)
+	}
+}
+
 // stripMatrixNonZeros rewrites hints.json as a binary before MatrixNonZeros wrote it.
 func stripMatrixNonZeros(t *testing.T, dir string) {
 	t.Helper()
@@ -237,7 +288,7 @@ func stripMatrixNonZeros(t *testing.T, dir string) {
 // the id has a hint (a later probe, after a recording was distrusted), one synthesis.
 func TestInMemorySetup(t *testing.T) {
 	c := &countingCircuit{Circuit: &r1cstest.Chain{N: 100}}
-	cs := newCircuits(nil, openHints(""))
+	cs := newCircuits(nil, openHints(""), "")
 	for i, want := range []int{2, 1} {
 		c.calls = 0
 		if _, err := cs.prepare(context.Background(), c); err != nil {
@@ -271,7 +322,7 @@ func TestStaleRecordingOfIdTakesTwoPasses(t *testing.T) {
 func TestStoreMayHold(t *testing.T) {
 	dir := t.TempDir()
 	store := srs.Recordings{Dir: dir}
-	cs := newCircuits(&store, openHints(dir))
+	cs := newCircuits(&store, openHints(dir), "")
 	id := prover.CircuitID("a")
 	var key srs.RecordingKey
 	key[3] = 0x5c
@@ -309,7 +360,7 @@ func TestStoreMayHold(t *testing.T) {
 func TestSaveIfAbsentKeepsExistingFile(t *testing.T) {
 	dir := t.TempDir()
 	store := &srs.Recordings{Dir: dir}
-	cs := newCircuits(store, openHints(dir))
+	cs := newCircuits(store, openHints(dir), "")
 	c := &r1cstest.Chain{N: 10}
 	key, shape := probeKey(t, c), freshRecording(t, c)
 	path := filepath.Join(dir, store.FileName(c.ID(), key))

@@ -25,6 +25,8 @@ type Hint struct {
 	MatrixNonZeros [3]int
 	ShapeBytes     int64
 	ParamsBytes    int64
+	// ProbedBy is the Deps.CodeID of the process that probed Key (empty: none trusted).
+	ProbedBy string `json:",omitempty"`
 }
 
 func hintOf(key srs.RecordingKey, s *r1cs.Shape) Hint {
@@ -39,9 +41,11 @@ func hintOf(key srs.RecordingKey, s *r1cs.Shape) Hint {
 }
 
 // sameSizes reports whether h and o size the same reservations and name the same key:
-// every field but MatrixNonZeros, which a hint persisted by an older binary lacks.
+// every field but MatrixNonZeros, which a hint persisted by an older binary lacks, and
+// ProbedBy.
 func (h Hint) sameSizes(o Hint) bool {
 	h.MatrixNonZeros, o.MatrixNonZeros = [3]int{}, [3]int{}
+	h.ProbedBy, o.ProbedBy = "", ""
 	return h == o
 }
 

@@ -47,6 +47,12 @@ type Deps struct {
 	// Logger receives what fails without failing a job (a recording or capacity hint that
 	// could not be written). nil: slog.Default().
 	Logger *slog.Logger
+	// CodeID names this build's circuit code (CodeIDOfExecutable: a hash of the running
+	// binary). A capacity hint persisted by a process of the same CodeID carries the
+	// recording key that process probed, and is trusted instead of probing again: the
+	// probe is a whole synthesis (about a minute for a 32 GiB PoRep partition, three for a
+	// Window PoSt one), paid at every start before the first proof. Empty: always probe.
+	CodeID string
 }
 
 // ErrClosed is returned by Submit and Preload after Close.
@@ -141,7 +147,7 @@ func New(cfg Config, deps Deps) (*Pipeline, error) {
 	if cfg.RecordingsDir != "" {
 		store = &srs.Recordings{Dir: cfg.RecordingsDir, MaxBytes: cfg.RecordingsMaxBytes}
 	}
-	p.circuits = newCircuits(store, openHints(cfg.RecordingsDir))
+	p.circuits = newCircuits(store, openHints(cfg.RecordingsDir), deps.CodeID)
 	if p.metrics, err = newMetrics(deps.Registerer, p); err != nil {
 		p.freer.close()
 		return nil, err

@@ -86,7 +86,7 @@ func benchSetup(b *testing.B, c prover.Circuit, hint *Hint, setup func(*circuits
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		dir := b.TempDir()
-		cs := newCircuits(&srs.Recordings{Dir: dir}, openHints(dir))
+		cs := newCircuits(&srs.Recordings{Dir: dir}, openHints(dir), "")
 		if hint != nil {
 			if err := cs.hints.put(c.ID(), *hint); err != nil {
 				b.Fatal(err)

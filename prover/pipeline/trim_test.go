@@ -27,7 +27,7 @@ func TestRecordTrimsSpareCapacity(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		key, s, err := newCircuits(nil, openHints("")).record(c, capacity)
+		key, s, err := newCircuits(nil, openHints(""), "").record(c, capacity)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,7 +65,7 @@ func TestRecordTrimsGrownBuffers(t *testing.T) {
 	if withinSlack(len(grown.A.Col), cap(grown.A.Col)) {
 		t.Fatalf("A grew to exactly %d of %d: the test would pass vacuously", len(grown.A.Col), cap(grown.A.Col))
 	}
-	_, s, err := newCircuits(nil, openHints("")).record(c, r1cs.Capacity{})
+	_, s, err := newCircuits(nil, openHints(""), "").record(c, r1cs.Capacity{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,18 @@ type RecordingKey [16]byte
 
 func (k RecordingKey) String() string { return hex.EncodeToString(k[:]) }
 
+// ParseRecordingKey reads the 32 hex digits String writes.
+func ParseRecordingKey(s string) (RecordingKey, error) {
+	var k RecordingKey
+	if len(s) != 2*len(k) {
+		return k, fmt.Errorf("srs: recording key %q: want %d hex digits", s, 2*len(k))
+	}
+	if _, err := hex.Decode(k[:], []byte(s)); err != nil {
+		return k, fmt.Errorf("srs: recording key %q: %w", s, err)
+	}
+	return k, nil
+}
+
 // Recordings is a directory of recorded shapes (r1cs shape files), one per circuit id and
 // recording key, kept under a disk budget. It is deliberately not the official parameter
 // directory: files here are ours, may be deleted at any time, and are re-created on demand.

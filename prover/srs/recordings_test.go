@@ -118,3 +118,21 @@ func TestDevSourceAndParamsBytes(t *testing.T) {
 	}
 	q.Close()
 }
+
+// TestParseRecordingKey: String and ParseRecordingKey round-trip; other lengths and
+// non-hex digits are refused.
+func TestParseRecordingKey(t *testing.T) {
+	var k RecordingKey
+	for i := range k {
+		k[i] = byte(i*37 + 5)
+	}
+	got, err := ParseRecordingKey(k.String())
+	if err != nil || got != k {
+		t.Fatalf("round trip: %v %v, want %v", got, err, k)
+	}
+	for _, bad := range []string{"", k.String()[:30], k.String() + "00", "zz" + k.String()[2:]} {
+		if _, err := ParseRecordingKey(bad); err == nil {
+			t.Errorf("ParseRecordingKey(%q) accepted", bad)
+		}
+	}
+}
