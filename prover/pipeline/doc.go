@@ -82,7 +82,9 @@
 // id so that every device shares one verifying key.
 //
 // The key is probed once per process and circuit id (circuit code does not change in a
-// running process). Signs that a resident recording does not match the circuit anyway (a
+// running process), unless the id's persisted hint was probed by the same code
+// (Deps.CodeID, a hash of the binary): then its key is trusted and a restart only reads
+// the recording. Signs that a resident recording does not match the circuit anyway (a
 // witness with other sizes: ErrCircuitChanged; a proof that fails verification) fail that
 // job, retire the recording and make the next job probe and load afresh. Every proof is
 // verified against the verifying key before it is returned, so a mismatch can cost a job
