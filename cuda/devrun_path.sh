@@ -5,9 +5,10 @@
 #   CGO_ENABLED=0 go test -c -o devrun/path/sealer.test ./sealer
 #   CGO_ENABLED=0 go test -c -o devrun/path/pipeline.test ./prover/pipeline
 #   CGO_ENABLED=0 go build -ldflags='-s -w' -o devrun/path/snarkpipe ./cmd/snarkpipe
-#   CGO_ENABLED=0 go test -c -o devrun/path/itests.test ./itests     # only for ITESTS=1
+#   CGO_ENABLED=0 go test -c -o devrun/path/itests.test ./itests     # only for ITESTS=1 or full
 # Then: bash cuda/devrun_path.sh (SIZE=32GiB PROOFS=3 by default; SIZE=8MiB for a quick
-# run; ITESTS=1 also runs the fast integration tests, whose daemons then use the GPU). Builds the library, runs the GPU tests of the proving path against the CPU oracle,
+# run; ITESTS=1 also runs the fast integration tests, whose daemons then use the GPU;
+# ITESTS=full all of them). Builds the library, runs the GPU tests of the proving path against the CPU oracle,
 # the GPU-vs-CPU proof byte equality on Filecoin circuits, and one snarkpipe bench; full
 # logs under $OUT, a short summary last.
 set -u
@@ -32,9 +33,15 @@ timeout ${BENCH_TO:-420} ./$B/snarkpipe bench porep --size ${SIZE:-32GiB} --proo
   --lib cuda/build/libsnarkpipe_cuda.so --json "$O/bench.json" >"$O/bench.txt" 2>&1
 el "bench rc=$?"
 grep -E 'setup done|mean|first proof|steady|peak|verified ' "$O/bench.txt" | cut -c1-240
-if [ "${ITESTS:-0}" = 1 ]; then
-  (cd itests && SNARKPIPE_ITEST_BIN=$PWD/../$B/snarkpipe timeout ${ITESTS_TO:-400} ../$B/itests.test -test.short -test.v \
+# ITESTS=1: the fast integration tests (-short); ITESTS=full: all of them (make itest's set).
+if [ "${ITESTS:-0}" != 0 ]; then
+  SHORT=-test.short
+  [ "$ITESTS" = full ] && SHORT=
+  (cd itests && SNARKPIPE_ITEST_BIN=$PWD/../$B/snarkpipe timeout ${ITESTS_TO:-400} ../$B/itests.test $SHORT -test.v \
     >"$O/itests.txt" 2>&1; echo "itests rc=$?")
   grep -E -- '^(--- FAIL|--- PASS|--- SKIP|FAIL|ok|PASS)' "$O/itests.txt" | sort | uniq -c | sort -rn | head -5
   grep -E -- '--- (FAIL|PASS): TestDaemonProvesOnGPUWhenPresent' "$O/itests.txt"
+  grep -B25 -- '^--- FAIL' "$O/itests.txt" | cut -c1-300 | tail -60  # a failure's log, in the output
 fi
+# The device tool returns at most a few files from $OUT: bundle the logs into one.
+tar -czf "$O/logs.tgz" -C "$O" --exclude logs.tgz . 2>/dev/null
