@@ -115,15 +115,14 @@ func awaitAll(ctx context.Context, t testing.TB, c api.SnarkPipe, jobs []loadJob
 
 // waitPartitionsQueued polls Status until at least n partitions wait for synthesis, for
 // at most within (0: one look).
-// submitWindowBatch submits n Window PoSt jobs over sectors at once, with randomness
-// seeds first, first+1, ….
-func submitWindowBatch(ctx context.Context, t testing.TB, c api.SnarkPipe, sectors []*kit.Sector, first, n int) []loadJob {
+// submitBatch submits n jobs at once (submit(i) for i < n) and fails the test on a refusal.
+func submitBatch(t testing.TB, n int, submit func(i int) (loadJob, error)) []loadJob {
 	t.Helper()
 	jobs := make([]loadJob, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
-		wg.Go(func() { jobs[i], errs[i] = submitWindow(ctx, c, sectors, randomness(first+i)) })
+		wg.Go(func() { jobs[i], errs[i] = submit(i) })
 	}
 	wg.Wait()
 	for i, err := range errs {

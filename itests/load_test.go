@@ -65,7 +65,9 @@ func winningBehindWindows(t *testing.T, extraConfig string) (late *api.JobResult
 		if r == rounds {
 			t.Fatalf("%d Window PoSt jobs and still fewer than 2 partitions queued", len(jobs))
 		}
-		jobs = append(jobs, submitWindowBatch(ctx, t, c, sectors, 410+r*batch, batch)...)
+		jobs = append(jobs, submitBatch(t, batch, func(i int) (loadJob, error) {
+			return submitWindow(ctx, c, sectors, randomness(410+r*batch+i))
+		})...)
 	}
 	start := time.Now()
 	lateJob := must(t)(submitWinning(ctx, c, sectors[1], randomness(450)))
@@ -94,12 +96,15 @@ func TestLoadMixed(t *testing.T) {
 		sectors[i] = kit.Sector2KiB(t, abi.SectorNumber(10+i))
 	}
 
+	// In pairs submitted at once, as the Window jobs above (a GPU proves 2 KiB fast).
 	var c2 []loadJob
-	for i := 0; len(c2) < loadC2Jobs || !waitPartitionsQueued(ctx, t, c, 2, 2*time.Second); i++ {
-		if i == 16 {
-			t.Fatal("16 C2 jobs and still fewer than 2 partitions queued")
+	for r := 0; len(c2) < loadC2Jobs || !waitPartitionsQueued(ctx, t, c, 2, 2*time.Second); r++ {
+		if r == 8 {
+			t.Fatalf("%d C2 jobs and still fewer than 2 partitions queued", len(c2))
 		}
-		c2 = append(c2, must(t)(submitC2(ctx, c, sectors[i%len(sectors)])))
+		c2 = append(c2, submitBatch(t, 2, func(i int) (loadJob, error) {
+			return submitC2(ctx, c, sectors[(2*r+i)%len(sectors)])
+		})...)
 	}
 
 	posts := make([]loadJob, 16)
