@@ -103,6 +103,14 @@ type ShapeEvaluator interface {
 	ProveResident(s ResidentShape, inputs, aux []fr.Element, k ResidentKey) (ResidentResults, error)
 }
 
+// BasesReader is an optional Backend capability: copying resident bases back to host
+// memory (benchmark keys made on a device, then kept on the host as parameter files
+// would be). dst must have exactly the bases' length.
+type BasesReader interface {
+	ReadG1(b G1Bases, dst []bls.G1Affine) error
+	ReadG2(b G2Bases, dst []bls.G2Affine) error
+}
+
 // ConcurrentProver is an optional ShapeEvaluator capability: the number of resident
 // proofs the backend runs at once, each with its own set of per-proof device buffers
 // kept with the shape (the pipeline reserves that many sets per resident shape).

@@ -84,6 +84,34 @@ func (b *Backend) LoadG2(points []bls.G2Affine) (backend.G2Bases, error) {
 	return &g2Bases{points: points}, nil
 }
 
+var _ backend.BasesReader = (*Backend)(nil)
+
+// ReadG1 copies the bases into dst (backend.BasesReader).
+func (b *Backend) ReadG1(bases backend.G1Bases, dst []bls.G1Affine) error {
+	src, err := g1Slice(bases, 0, bases.Len())
+	if err == nil && len(dst) != len(src) {
+		err = fmt.Errorf("cpu backend: ReadG1 of %d bases into %d points", len(src), len(dst))
+	}
+	if err != nil {
+		return err
+	}
+	copy(dst, src)
+	return nil
+}
+
+// ReadG2 copies the bases into dst (backend.BasesReader).
+func (b *Backend) ReadG2(bases backend.G2Bases, dst []bls.G2Affine) error {
+	src, err := g2Slice(bases, 0, bases.Len())
+	if err == nil && len(dst) != len(src) {
+		err = fmt.Errorf("cpu backend: ReadG2 of %d bases into %d points", len(src), len(dst))
+	}
+	if err != nil {
+		return err
+	}
+	copy(dst, src)
+	return nil
+}
+
 var errForeignBases = errors.New("cpu backend: bases were not loaded by this backend")
 
 func g1Slice(bases backend.G1Bases, offset, n int) ([]bls.G1Affine, error) {

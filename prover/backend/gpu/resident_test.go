@@ -244,6 +244,15 @@ func TestBenchSetupMatchesDevSetup(t *testing.T) {
 		if pkGPU.Params.VK.DeltaG1 != params.VK.DeltaG1 || len(pkGPU.Params.VK.IC) != len(params.VK.IC) {
 			t.Fatalf("%s: bench VK differs from DevSetup's", c.ID())
 		}
+		// Read back to the host, the device key is DevSetup's parameter set point for point.
+		host, err := pkGPU.HostParams()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !host.Equal(params) {
+			t.Fatalf("%s: the bench key read back differs from DevSetup's parameters", c.ID())
+		}
+		host.Close()
 		for j := range params.VK.IC {
 			if pkGPU.Params.VK.IC[j] != params.VK.IC[j] {
 				t.Fatalf("%s: IC[%d] differs", c.ID(), j)
