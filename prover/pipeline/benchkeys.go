@@ -52,3 +52,33 @@ func (BenchKeys) ProvingKey(ctx context.Context, id prover.CircuitID, shape *r1c
 func benchKeyStream(id prover.CircuitID) io.Reader {
 	return rand.NewChaCha8(sha256.Sum256([]byte("snarkpipe bench keys\x00" + string(id))))
 }
+
+// BenchParams is a ParamsSource of the same INSECURE benchmark keys as BenchKeys (same
+// id-seeded toxic waste, so the same verifying keys), held on the host as parameters read
+// from disk would be: the pipeline then uploads them to each device, accounts their
+// bytes on the host, and loads them again after an eviction by copying, not by making
+// them anew. This is what a swap between circuits costs in production, so residency is
+// benchmarked with it. On a backend.KeyGenerator (Maker, e.g. a GPU) the key is made there
+// and read back (groth16.ProvingKey.HostParams); otherwise by groth16.DevSetup on the host.
+type BenchParams struct {
+	Maker backend.Backend
+}
+
+var _ ParamsSource = BenchParams{}
+
+// Params makes id's benchmark parameters for shape.
+func (b BenchParams) Params(ctx context.Context, id prover.CircuitID, shape *r1cs.Shape) (*groth16.Params, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	rng := benchKeyStream(id)
+	if _, ok := b.Maker.(backend.KeyGenerator); !ok {
+		return groth16.DevSetup(shape, rng)
+	}
+	pk, err := groth16.BenchSetup(b.Maker, shape, rng)
+	if err != nil {
+		return nil, fmt.Errorf("pipeline: bench parameters of %s: %w", id, err)
+	}
+	defer pk.Close()
+	return pk.HostParams()
+}

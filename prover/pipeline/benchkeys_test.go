@@ -73,3 +73,43 @@ func recordShape(t testing.TB, c prover.Circuit) *r1cs.Shape {
 	}
 	return rec.Finish()
 }
+
+// TestBenchParamsAreBenchKeysOnTheHost: BenchParams gives the parameters of the same
+// benchmark key as BenchKeys (same verifying key), held on the host: a pipeline over them
+// accounts recording and parameters there, and its proofs verify against that key.
+func TestBenchParamsAreBenchKeysOnTheHost(t *testing.T) {
+	const n = 48
+	c := chain(n, 5)
+	shape := recordShape(t, c)
+	params, err := BenchParams{Maker: newCPU(t)}.Params(context.Background(), c.ID(), shape)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer params.Close()
+	pk, err := BenchKeys{}.ProvingKey(context.Background(), c.ID(), shape, newCPU(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pk.Close()
+	if !params.VK.Equal(&pk.Params.VK) || !params.Dev {
+		t.Fatal("BenchParams and BenchKeys disagree on the verifying key of one circuit id")
+	}
+
+	p, err := New(testConfig(), Deps{Backends: []backend.Backend{newCPU(t)}, Params: BenchParams{Maker: newCPU(t)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Start()
+	t.Cleanup(func() { p.Close() })
+	res := await(t, submit(t, p, JobSpec{Kind: "bench", Priority: Normal, Circuits: []prover.Circuit{chain(n, 5), chain(n, 6)}}))
+	for i, y0 := range []uint64{5, 6} {
+		if err := params.VK.Verify(&res.Proofs[i], []fr.Element{chainOutput(n, y0)}); err != nil {
+			t.Fatalf("proof %d: %v", i, err)
+		}
+	}
+	waitFor(t, "idle pipeline", func() bool { return idle(p) })
+	h := hintFor(t, c)
+	if s := p.Status(); len(s.Host.Resident) != 1 || s.Host.Resident[0].Bytes != h.ShapeBytes+h.ParamsBytes {
+		t.Fatalf("host residency %+v: want recording and parameters (%d bytes)", s.Host.Resident, h.ShapeBytes+h.ParamsBytes)
+	}
+}
