@@ -19,7 +19,8 @@ import (
 // verify the returned proof bytes against. The keys are INSECURE benchmark keys (known
 // toxic waste) and live only in this process: nothing is written anywhere.
 type benchKeys struct {
-	inner pipeline.KeySource
+	inner  pipeline.KeySource
+	params pipeline.ParamsSource // --host-keys: the keys as host parameters
 
 	mu   sync.Mutex
 	vks  map[prover.CircuitID]*groth16.VerifyingKey
@@ -50,16 +51,40 @@ func (k *benchKeys) ProvingKey(ctx context.Context, id prover.CircuitID, shape *
 	if pk == nil || pk.Params == nil {
 		return pk, nil // the pipeline refuses it with its own error
 	}
-	vk := copyVK(&pk.Params.VK)
+	if err := k.remember(id, &pk.Params.VK, be.Name(), took); err != nil {
+		pk.Close()
+		return nil, err
+	}
+	return pk, nil
+}
+
+// Params makes a circuit's benchmark parameters with the wrapped parameter source (the
+// --host-keys path), timed, and remembers its verifying key as ProvingKey does.
+func (k *benchKeys) Params(ctx context.Context, id prover.CircuitID, shape *r1cs.Shape) (*groth16.Params, error) {
+	start := time.Now()
+	p, err := k.params.Params(ctx, id, shape)
+	took := time.Since(start)
+	if err != nil {
+		return nil, err
+	}
+	if err := k.remember(id, &p.VK, "host", took); err != nil {
+		p.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// remember keeps vk as id's verifying key, refusing another one than an earlier key's.
+func (k *benchKeys) remember(id prover.CircuitID, vk *groth16.VerifyingKey, where string, took time.Duration) error {
+	c := copyVK(vk)
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if prev, ok := k.vks[id]; ok && !prev.Equal(vk) {
-		pk.Close()
-		return nil, fmt.Errorf("bench: the key source gave %s on %s another verifying key than on an earlier device", id, be.Name())
+	if prev, ok := k.vks[id]; ok && !prev.Equal(c) {
+		return fmt.Errorf("bench: the key source gave %s on %s another verifying key than before", id, where)
 	}
-	k.vks[id] = vk
-	k.made = append(k.made, keyMade{Circuit: id, Device: be.Name(), Took: took})
-	return pk, nil
+	k.vks[id] = c
+	k.made = append(k.made, keyMade{Circuit: id, Device: where, Took: took})
+	return nil
 }
 
 // VerifyingKey returns the verifying key of a circuit whose key has been made.

@@ -31,6 +31,9 @@ type benchOptions struct {
 	lib           string
 	cold          bool // no Preload: the first proof pays the setup
 	proofStreams  int  // gpu.Config.ProofStreams
+	hostKeys      bool // keys kept on the host as parameters (pipeline.BenchParams)
+	keyDevice     int  // --host-keys: the GPU that makes them (-1: the first of devices)
+	windowDuring  bool // porep: one Window PoSt partition submitted after the first proof
 	pipe          pipeline.Config
 	deviceBudget  bool // DeviceBudget was given
 	trace, json   string
@@ -64,8 +67,14 @@ func benchProveFlags(kind string) []cli.Flag {
 		&cli.DurationFlag{Name: "poll", Value: 100 * time.Millisecond, Usage: "memory polling interval (host RSS, GPU used memory)"},
 		&cli.DurationFlag{Name: "progress", Value: 10 * time.Second, Usage: "interval of the progress line while proving (0: none)"},
 	}
+	flags = append(flags,
+		&cli.BoolFlag{Name: "host-keys", Usage: "make each benchmark key once and keep it on the host as parameters; devices load it by copying, as real parameter files (a swap costs an upload, not a key generation)"},
+		&cli.IntFlag{Name: "key-device", Value: -1, Usage: "with --host-keys on GPUs: the CUDA ordinal that makes the keys (default: the first --device); another GPU keeps key generation out of the proving GPU's memory"})
 	if kind == "window" {
 		flags = append(flags, &cli.IntFlag{Name: "partitions", Value: 1, Usage: "Window PoSt partitions per proof (one request each)"})
+	}
+	if kind == "porep" {
+		flags = append(flags, &cli.BoolFlag{Name: "window-during", Usage: "after the first proof, submit one Window PoSt partition of the same sector size and report its latency while C2 runs (its circuit is preloaded first; with --host-keys a swap copies keys)"})
 	}
 	return flags
 }
@@ -97,6 +106,7 @@ func benchOptionsOf(c *cli.Context, kind string) (benchOptions, error) {
 		kind: kind, size: size, proofs: c.Int("proofs"), partitions: 1, sequential: c.Bool("sequential"),
 		seed: c.Uint64("seed"), cpu: c.Bool("cpu"), allowCPULarge: c.Bool("allow-cpu-large"),
 		devices: c.IntSlice("device"), lib: c.String("lib"), cold: c.Bool("cold"), proofStreams: c.Int("proof-streams"),
+		hostKeys: c.Bool("host-keys"), keyDevice: c.Int("key-device"), windowDuring: kind == "porep" && c.Bool("window-during"),
 		trace: c.String("trace"), json: c.String("json"), poll: c.Duration("poll"), progress: c.Duration("progress"),
 	}
 	if kind == "window" {
@@ -119,6 +129,12 @@ func benchOptionsOf(c *cli.Context, kind string) (benchOptions, error) {
 		return o, fmt.Errorf("bench: --proofs %d < 1", o.proofs)
 	case o.partitions < 1:
 		return o, fmt.Errorf("bench: --partitions %d < 1", o.partitions)
+	case o.keyDevice >= 0 && !o.hostKeys:
+		return o, errors.New("bench: --key-device applies to --host-keys")
+	case o.windowDuring && o.sequential:
+		return o, errors.New("bench: --window-during needs the proofs submitted at once (not --sequential)")
+	case o.windowDuring && o.cold:
+		return o, errors.New("bench: --window-during preloads both circuits (not --cold)")
 	case o.poll <= 0:
 		return o, fmt.Errorf("bench: --poll %v must be positive", o.poll)
 	case o.pipe.HostBudget < 0 || o.pipe.DeviceBudget < 0:

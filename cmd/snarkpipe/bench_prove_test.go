@@ -18,6 +18,7 @@ import (
 	"github.com/snarkpipe/snarkpipe/prover"
 	"github.com/snarkpipe/snarkpipe/prover/backend"
 	"github.com/snarkpipe/snarkpipe/prover/groth16"
+	"github.com/snarkpipe/snarkpipe/prover/pipeline"
 	"github.com/snarkpipe/snarkpipe/prover/r1cs"
 	"github.com/snarkpipe/snarkpipe/prover/srs"
 	"github.com/snarkpipe/snarkpipe/prover/srs/srstest"
@@ -51,6 +52,23 @@ func (k cachedDevKeys) ProvingKey(_ context.Context, id prover.CircuitID, shape 
 	return pk, nil
 }
 
+// cachedDevParams is cachedDevKeys as host parameters (the --host-keys path).
+type cachedDevParams struct{ cache srs.DirCache }
+
+func (k cachedDevParams) Params(_ context.Context, _ prover.CircuitID, shape *r1cs.Shape) (*groth16.Params, error) {
+	path, err := k.cache.GetOrBuild(srs.DevParamsName(shape), func(tmp string) error {
+		p, err := groth16.DevSetup(shape, nil)
+		if err != nil {
+			return err
+		}
+		return p.WriteFile(tmp)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return groth16.ReadParams(path, groth16.ReadOptions{AllowDev: true})
+}
+
 var benchKeysMu sync.Mutex
 
 // runBenchCmd runs `snarkpipe bench ARGS --cpu` in-process with cached dev keys and
@@ -59,9 +77,10 @@ func runBenchCmd(t *testing.T, args ...string) (string, error) {
 	t.Helper()
 	benchKeysMu.Lock()
 	defer benchKeysMu.Unlock()
-	saved := benchKeySource
+	saved, savedParams := benchKeySource, benchParamsSource
 	benchKeySource = cachedDevKeys{cache: srstest.Cache(t)}
-	defer func() { benchKeySource = saved }()
+	benchParamsSource = func(backend.Backend) pipeline.ParamsSource { return cachedDevParams{cache: srstest.Cache(t)} }
+	defer func() { benchKeySource, benchParamsSource = saved, savedParams }()
 	var out bytes.Buffer
 	app := &cli.App{Name: "snarkpipe", Commands: []*cli.Command{benchCmd}, Writer: &out, ErrWriter: &out}
 	err := app.RunContext(context.Background(), append(append([]string{"snarkpipe", "bench"}, args...), "--cpu", "--progress", "0"))
@@ -181,6 +200,32 @@ func TestBenchSnap2KiB(t *testing.T) {
 	}
 }
 
+// TestBenchWindowHostKeys2KiB: with --host-keys the keys are host parameters, loaded
+// onto the device by copying; the proofs verify as with keys made on the device.
+func TestBenchWindowHostKeys2KiB(t *testing.T) {
+	res := benchAndCheck(t, "window", 2, 2, "--host-keys")
+	if len(res.Setup.KeyGens) != 1 || res.Setup.KeyGens[0].Device != "host" {
+		t.Errorf("--host-keys: key generations %+v, want one on the host", res.Setup.KeyGens)
+	}
+}
+
+// TestBenchPoRepWindowDuring2KiB: --window-during preloads the Window PoSt circuit, then
+// sends one Window PoSt partition after the first of two C2 proofs; it is verified and
+// reported with its time split and the device's loads and evictions (minutes: C2 on the
+// CPU, not under -short).
+func TestBenchPoRepWindowDuring2KiB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("2 KiB PoRep C2 on the CPU: minutes; run without -short")
+	}
+	res := benchAndCheck(t, "porep", 2, 2, "--window-during", "--host-keys")
+	w := res.Window
+	if w == nil || !w.Verified || w.Error != "" || w.Partition == nil || w.AfterProof < 1 || w.Latency <= 0 ||
+		len(w.Loads[0]) != 1 || len(w.Loads[1]) != 1 || w.Loads[1][0] < w.Loads[0][0] {
+		t.Fatalf("window during C2: %+v", w)
+	}
+	t.Logf("window during C2: after proof %d, latency %.3f s, loads %v, evictions %v; partition %+v", w.AfterProof, w.Latency, w.Loads, w.Evictions, *w.Partition)
+}
+
 // TestBenchRefusesBadInput: a bad --size names the valid ones; 32 GiB on the CPU needs
 // --allow-cpu-large; --partitions is for window only.
 func TestBenchRefusesBadInput(t *testing.T) {
@@ -192,6 +237,9 @@ func TestBenchRefusesBadInput(t *testing.T) {
 		{[]string{"porep", "--size", "32GiB"}, "--allow-cpu-large"},
 		{[]string{"winning", "--size", "2KiB", "--proofs", "0"}, "--proofs 0"},
 		{[]string{"window", "--size", "2KiB", "--partitions", "0"}, "--partitions 0"},
+		{[]string{"porep", "--size", "2KiB", "--window-during", "--sequential"}, "--window-during"},
+		{[]string{"porep", "--size", "2KiB", "--window-during", "--cold"}, "--window-during"},
+		{[]string{"winning", "--size", "2KiB", "--key-device", "1"}, "--key-device"},
 	} {
 		out, err := runBenchCmd(t, tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

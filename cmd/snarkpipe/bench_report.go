@@ -41,6 +41,7 @@ type benchResult struct {
 	Memory      memPeaks   `json:"memory_run"`
 	ProvingMem  memPeaks   `json:"memory_proving"`
 	Trace       string     `json:"trace,omitempty"`
+	Window      *windowRow `json:"window_during_c2,omitempty"`
 }
 
 // benchCfg is the pipeline configuration the run used.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/snarkpipe/snarkpipe/prover"
 	"github.com/snarkpipe/snarkpipe/prover/backend"
+	"github.com/snarkpipe/snarkpipe/prover/backend/gpu"
 	"github.com/snarkpipe/snarkpipe/prover/pipeline"
 	"github.com/snarkpipe/snarkpipe/sealer"
 )
@@ -20,6 +21,10 @@ import (
 // DevSetup on the CPU). Tests replace it with dev parameters cached across runs, since a
 // CPU DevSetup of even the 2 KiB Winning circuit takes tens of seconds on a busy host.
 var benchKeySource pipeline.KeySource = pipeline.BenchKeys{}
+
+// benchParamsSource makes the same keys as host parameters for --host-keys, generated on
+// maker (the first device). Tests replace it as benchKeySource.
+var benchParamsSource = func(maker backend.Backend) pipeline.ParamsSource { return pipeline.BenchParams{Maker: maker} }
 
 // benchRun is one `bench` invocation once its backends are open.
 type benchRun struct {
@@ -32,6 +37,7 @@ type benchRun struct {
 	closeBackends func()
 
 	w    *workload
+	ww   *workload // --window-during: the Window PoSt that arrives during C2
 	keys *benchKeys
 	pipe *pipeline.Pipeline
 	reg  *prometheus.Registry
@@ -99,6 +105,12 @@ func (r *benchRun) do(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
+	if o.windowDuring {
+		if r.ww, err = buildWorkload("window", o.size, o.seed, 1); err != nil {
+			return err
+		}
+		r.w.notes = append(r.w.notes, r.ww.notes...)
+	}
 	r.res.Setup.Inputs = seconds(time.Since(t))
 	for _, n := range r.w.notes {
 		r.pr.printf("  %s", n)
@@ -109,8 +121,15 @@ func (r *benchRun) do(ctx context.Context) (err error) {
 	if o.cold {
 		r.res.Setup.Skipped = true
 		r.pr.printf("setup: skipped (--cold): the first proof records the circuit and makes the keys")
-	} else if err := r.preload(ctx); err != nil {
-		return err
+	} else {
+		if r.ww != nil {
+			if err := r.preloadWindow(ctx); err != nil {
+				return err
+			}
+		}
+		if err := r.preload(ctx); err != nil {
+			return err
+		}
 	}
 	proveErr := r.prove(ctx)
 	traceErr := r.writeTrace()
@@ -124,7 +143,16 @@ func (r *benchRun) start() error {
 	r.keys = newBenchKeys(benchKeySource)
 	r.reg = prometheus.NewRegistry()
 	codeID, _ := pipeline.CodeIDOfExecutable() // empty on failure: probe as usual
-	pipe, err := pipeline.New(o.pipe, pipeline.Deps{Backends: r.backends, Keys: r.keys, Registerer: r.reg, CodeID: codeID})
+	deps := pipeline.Deps{Backends: r.backends, Keys: r.keys, Registerer: r.reg, CodeID: codeID}
+	if o.hostKeys {
+		maker, err := r.keyMaker()
+		if err != nil {
+			return err
+		}
+		r.keys.params = benchParamsSource(maker)
+		deps.Keys, deps.Params = nil, r.keys
+	}
+	pipe, err := pipeline.New(o.pipe, deps)
 	if err != nil {
 		return err
 	}
@@ -134,7 +162,7 @@ func (r *benchRun) start() error {
 	scfg := sealer.DefaultConfig()
 	scfg.SkipVanillaCheck = true // checked once when the inputs were made
 	scfg.AllowLargeOnCPU = o.allowCPULarge
-	total := o.proofs * r.w.requests
+	total := o.proofs*r.w.requests + 1 // + the Window PoSt of --window-during
 	scfg.MaxJobs = max(scfg.MaxJobs, total+1)
 	scfg.RecentJobs = max(scfg.RecentJobs, total+1)
 	scfg.ResultTTL = sealer.Duration(24 * time.Hour)
@@ -161,6 +189,28 @@ func (r *benchRun) start() error {
 		o.pipe.SynthesisWorkers, o.pipe.WorkersPerDevice, r.res.Pipeline.ProofStreams, o.pipe.HandoffDepth,
 		fmtBytes(uint64(r.res.Pipeline.HostBudget)), fmtBytes(uint64(r.res.Pipeline.DeviceBudget)))
 	return nil
+}
+
+// keyMaker is the backend that makes --host-keys: the first proving backend, or the GPU
+// of --key-device when it is not one of them (opened here, closed with the others).
+func (r *benchRun) keyMaker() (backend.Backend, error) {
+	o := r.o
+	if !r.isGPU || o.keyDevice < 0 {
+		return r.backends[0], nil
+	}
+	for i, d := range o.devices {
+		if d == o.keyDevice {
+			return r.backends[i], nil
+		}
+	}
+	be, err := gpu.New(gpu.Config{Device: o.keyDevice, LibPath: o.lib})
+	if err != nil {
+		return nil, fmt.Errorf("bench: --key-device %d: %w", o.keyDevice, err)
+	}
+	closeOthers := r.closeBackends
+	r.closeBackends = func() { closeOthers(); be.Close() }
+	r.pr.printf("keys: made on gpu%d (%s), kept on the host", o.keyDevice, be.Device().Name)
+	return be, nil
 }
 
 // preload records the circuit and makes its keys (and resident shape) on every device,
@@ -210,6 +260,20 @@ func (r *benchRun) prove(ctx context.Context) error {
 	done := make(chan outcome, o.proofs*w.requests)
 	var errs []error
 	pending := 0
+	var first chan int // --window-during: the first finished proof, once
+	windowDone := make(chan struct{})
+	if r.ww != nil {
+		first = make(chan int, 1)
+		go func() { defer close(windowDone); r.windowDuring(ctx, first, start) }()
+	} else {
+		close(windowDone)
+	}
+	defer func() {
+		if first != nil {
+			close(first) // no proof finished: the Window PoSt is not sent
+		}
+		<-windowDone
+	}()
 	for p := 1; p <= o.proofs; p++ {
 		for i := 0; i < w.requests; i++ {
 			req, err := r.submit(ctx, p, i)
@@ -224,8 +288,13 @@ func (r *benchRun) prove(ctx context.Context) error {
 		}
 		if o.sequential || p == o.proofs {
 			for ; pending > 0; pending-- {
-				if err := r.collect(<-done, start); err != nil {
+				out := <-done
+				if err := r.collect(out, start); err != nil {
 					errs = append(errs, err)
+				}
+				if first != nil {
+					first <- out.req.proof
+					first = nil
 				}
 			}
 		}
@@ -374,6 +443,9 @@ func (r *benchRun) report() {
 	res.summarize()
 	r.writeSetup()
 	res.writeTable(r.pr.w)
+	if res.Window != nil {
+		res.Window.write(r.pr.w)
+	}
 }
 
 // writeSetup prints the cold-start phases.
