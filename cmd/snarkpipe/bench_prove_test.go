@@ -29,18 +29,8 @@ import (
 // the tests exercise the command, not the setup (pipeline tests cover BenchKeys).
 type cachedDevKeys struct{ cache srs.DirCache }
 
-func (k cachedDevKeys) ProvingKey(_ context.Context, id prover.CircuitID, shape *r1cs.Shape, be backend.Backend) (*groth16.ProvingKey, error) {
-	path, err := k.cache.GetOrBuild(srs.DevParamsName(shape), func(tmp string) error {
-		p, err := groth16.DevSetup(shape, nil)
-		if err != nil {
-			return err
-		}
-		return p.WriteFile(tmp)
-	})
-	if err != nil {
-		return nil, err
-	}
-	params, err := groth16.ReadParams(path, groth16.ReadOptions{AllowDev: true})
+func (k cachedDevKeys) ProvingKey(ctx context.Context, id prover.CircuitID, shape *r1cs.Shape, be backend.Backend) (*groth16.ProvingKey, error) {
+	params, err := cachedDevParams(k).Params(ctx, id, shape)
 	if err != nil {
 		return nil, err
 	}
