@@ -60,17 +60,19 @@ func (r *benchRun) preloadWindow(ctx context.Context) error {
 // windowDuring submits the Window PoSt once first delivers the first finished C2 proof
 // (a closed first: none will), waits for it and records it, beside the C2 collection.
 func (r *benchRun) windowDuring(ctx context.Context, first <-chan int, start time.Time) {
+	row := r.res.Window
 	var after int
 	select {
 	case n, ok := <-first:
 		if !ok {
-			return // proving ended before any proof finished
+			row.Error = "not sent: proving ended before a C2 proof finished"
+			return
 		}
 		after = n
 	case <-ctx.Done():
+		row.Error = "not sent: " + ctx.Err().Error()
 		return
 	}
-	row := r.res.Window
 	row.AfterProof = after
 	row.Loads[0], row.Evictions[0] = deviceCounts(r.pipe.Status())
 	submitted := time.Now()
