@@ -194,6 +194,14 @@ func TestConfigDefaultRoundTrips(t *testing.T) {
 	if _, err := loadDaemonConfig(path); err == nil || !strings.Contains(err.Error(), "listen_typo") {
 		t.Fatalf("unknown key: %v", err)
 	}
+	if !strings.Contains(s, "gpu_proof_streams = 0") {
+		t.Fatalf("default config lacks gpu_proof_streams = 0:\n%s", s)
+	}
+	os.WriteFile(path, []byte("gpu_proof_streams = 9\n"), 0o600)
+	cfg, _ = loadDaemonConfig(path)
+	if err := cfg.validate(); err == nil || !strings.Contains(err.Error(), "gpu_proof_streams 9") {
+		t.Fatalf("gpu_proof_streams out of range: %v", err)
+	}
 	os.WriteFile(path, []byte("[sealer]\nseal_priority = \"urgent\"\n"), 0o600)
 	cfg, _ = loadDaemonConfig(path)
 	if err := cfg.validate(); err == nil || !strings.Contains(err.Error(), "[sealer]") {
