@@ -47,7 +47,7 @@ func TestLoadPriorityControl(t *testing.T) {
 // Winning PoSt; it returns the verified results and the Winning PoSt's latency at the
 // client.
 func winningBehindWindows(t *testing.T, extraConfig string) (late *api.JobResult, windows []*api.JobResult, wall time.Duration) {
-	d := kit.StartDaemon(t, kit.DaemonOptions{HostMemory: "1GiB", ExtraConfig: extraConfig})
+	d := kit.StartDaemon(t, kit.DaemonOptions{HostMemory: "1GiB", SynthesisWorkers: 1, ExtraConfig: extraConfig})
 	c := d.Client(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -87,7 +87,7 @@ const loadC2Jobs = 3
 // queued when it was submitted. Expensive: several 2 KiB C2 proofs on the CPU.
 func TestLoadMixed(t *testing.T) {
 	kit.Expensive(t)
-	d := kit.StartDaemon(t, kit.DaemonOptions{HostMemory: "3GiB"})
+	d := kit.StartDaemon(t, kit.DaemonOptions{HostMemory: "3GiB", SynthesisWorkers: 1})
 	c := d.Client(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Minute)
 	defer cancel()

@@ -18,6 +18,7 @@ type daemonTOML struct {
 	recordingsDir string
 	secret        string
 	hostBudget    int64
+	synthWorkers  int // 0: the daemon's default
 	cuzkSocket    string
 	extra         string // DaemonOptions.ExtraConfig
 }
@@ -36,6 +37,9 @@ func (c daemonTOML) render() string {
 	fmt.Fprintf(&b, "\n[pipeline]\n")
 	fmt.Fprintf(&b, "HostBudget = %d\n", c.hostBudget)
 	fmt.Fprintf(&b, "SafetyMargin = %d\n", int64(1)<<30)
+	if c.synthWorkers > 0 {
+		fmt.Fprintf(&b, "SynthesisWorkers = %d\n", c.synthWorkers)
+	}
 	if c.cuzkSocket != "" {
 		fmt.Fprintf(&b, "\n[cuzk]\n")
 		fmt.Fprintf(&b, "enabled = true\n")

@@ -29,6 +29,10 @@ type DaemonOptions struct {
 	DataDir string
 	// HostMemory is the pipeline's host budget, e.g. "2GiB" (default 6GiB).
 	HostMemory string
+	// SynthesisWorkers sets the pipeline's synthesis workers (0: the daemon's default,
+	// a quarter of the CPUs). The load tests pin it to 1 so that a queue forms the same
+	// way on a 16-core GPU host as on a 2-core CI machine.
+	SynthesisWorkers int
 	// NoCuzk leaves Curio's gRPC endpoint off (it is on by default, on a unix socket).
 	NoCuzk bool
 	// ReadyTimeout bounds the wait for the API line (default 2 minutes).
@@ -88,7 +92,7 @@ func StartDaemon(t testing.TB, o DaemonOptions) *Daemon {
 	cache := srstest.Cache(t).Dir
 	conf := daemonTOML{
 		devParamDir: cache, recordingsDir: filepath.Join(cache, "itest-recordings"),
-		secret: filepath.Join(o.DataDir, "token-secret"), hostBudget: budget, extra: o.ExtraConfig,
+		secret: filepath.Join(o.DataDir, "token-secret"), hostBudget: budget, synthWorkers: o.SynthesisWorkers, extra: o.ExtraConfig,
 	}
 	d := &Daemon{DataDir: o.DataDir, opts: o}
 	if !o.NoCuzk {

@@ -34,15 +34,18 @@ func TestParseBytes(t *testing.T) {
 
 // TestDaemonTOML checks that the configuration is TOML with the values the daemon reads.
 func TestDaemonTOML(t *testing.T) {
-	c := daemonTOML{devParamDir: "/c/dev", recordingsDir: "/c/rec", secret: "/d/s", hostBudget: 3 << 30, cuzkSocket: "/d/cuzk.sock"}
+	c := daemonTOML{devParamDir: "/c/dev", recordingsDir: "/c/rec", secret: "/d/s", hostBudget: 3 << 30, synthWorkers: 2, cuzkSocket: "/d/cuzk.sock"}
 	var got struct {
 		Listen        string `toml:"listen"`
 		MetricsListen string `toml:"metrics_listen"`
 		Dev           bool   `toml:"dev"`
 		DevParamDir   string `toml:"dev_param_dir"`
 		Backend       string `toml:"backend"`
-		Pipeline      struct{ HostBudget int64 }
-		Cuzk          struct {
+		Pipeline      struct {
+			HostBudget       int64
+			SynthesisWorkers int
+		}
+		Cuzk struct {
 			Enabled bool   `toml:"enabled"`
 			Address string `toml:"address"`
 		} `toml:"cuzk"`
@@ -51,12 +54,15 @@ func TestDaemonTOML(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got.Listen != "127.0.0.1:0" || got.MetricsListen != "127.0.0.1:0" || !got.Dev || got.DevParamDir != "/c/dev" || got.Backend != "auto" ||
-		got.Pipeline.HostBudget != 3<<30 || !got.Cuzk.Enabled || got.Cuzk.Address != "unix:///d/cuzk.sock" {
+		got.Pipeline.HostBudget != 3<<30 || got.Pipeline.SynthesisWorkers != 2 || !got.Cuzk.Enabled || got.Cuzk.Address != "unix:///d/cuzk.sock" {
 		t.Fatalf("decoded %+v", got)
 	}
-	c.cuzkSocket = ""
+	c.cuzkSocket, c.synthWorkers = "", 0
 	if strings.Contains(c.render(), "[cuzk]") {
 		t.Fatal("cuzk section without a socket")
+	}
+	if strings.Contains(c.render(), "SynthesisWorkers") {
+		t.Fatal("SynthesisWorkers written without being set (the daemon's default must apply)")
 	}
 }
 
