@@ -111,10 +111,10 @@ __device__ __forceinline__ void msm_flush(uint32_t k, const Xyzz<F>& acc, uint32
 // gather's latency overlaps the arithmetic (at the cost of one more affine point in
 // registers).
 template <class F, bool PREFETCH>
-static __global__ void msm_segments(const Affine<F>* __restrict__ bases, const uint32_t* __restrict__ keys,
-                             const uint32_t* __restrict__ vals, uint32_t m, uint32_t K, int c,
-                             const uint32_t* __restrict__ start, const uint32_t* __restrict__ end,
-                             Xyzz<F>* buckets, Xyzz<F>* lo, Xyzz<F>* hi) {
+__device__ __forceinline__ void msm_segments_body(const Affine<F>* __restrict__ bases, const uint32_t* __restrict__ keys,
+                                                  const uint32_t* __restrict__ vals, uint32_t m, uint32_t K, int c,
+                                                  const uint32_t* __restrict__ start, const uint32_t* __restrict__ end,
+                                                  Xyzz<F>* buckets, Xyzz<F>* lo, Xyzz<F>* hi) {
   const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   const uint64_t s64 = uint64_t(t) * K;
   if (s64 >= m) return;
@@ -147,6 +147,30 @@ static __global__ void msm_segments(const Affine<F>* __restrict__ bases, const u
   msm_flush<F>(cur, acc, s, e, t, c, start, end, buckets, lo, hi);
 }
 
+template <class F, bool PREFETCH>
+static __global__ void msm_segments(const Affine<F>* __restrict__ bases, const uint32_t* __restrict__ keys,
+                                    const uint32_t* __restrict__ vals, uint32_t m, uint32_t K, int c,
+                                    const uint32_t* __restrict__ start, const uint32_t* __restrict__ end,
+                                    Xyzz<F>* buckets, Xyzz<F>* lo, Xyzz<F>* hi) {
+  msm_segments_body<F, PREFETCH>(bases, keys, vals, m, K, c, start, end, buckets, lo, hi);
+}
+
+// msm_segments_occ: the same with blocks of kMsmSegThreads threads and at least MINB of
+// them resident per multiprocessor (__launch_bounds__ caps the registers at
+// 65536 / (128·MINB)). The accumulation is latency bound: ncu on the H200 shows 3 warps
+// per scheduler at 152 registers (G1), each waiting ~4.8 cycles per instruction on the
+// carry chains of its products, so more resident warps can hide more of that latency
+// even at the cost of a few spills.
+constexpr int kMsmSegThreads = 128;
+template <class F, int MINB>
+static __global__ void __launch_bounds__(kMsmSegThreads, MINB)
+    msm_segments_occ(const Affine<F>* __restrict__ bases, const uint32_t* __restrict__ keys,
+                     const uint32_t* __restrict__ vals, uint32_t m, uint32_t K, int c,
+                     const uint32_t* __restrict__ start, const uint32_t* __restrict__ end, Xyzz<F>* buckets,
+                     Xyzz<F>* lo, Xyzz<F>* hi) {
+  msm_segments_body<F, false>(bases, keys, vals, m, K, c, start, end, buckets, lo, hi);
+}
+
 template <class F>
 static __global__ void msm_fixup(uint32_t nkeys, uint32_t K, int c, const uint32_t* __restrict__ start,
                           const uint32_t* __restrict__ end, Xyzz<F>* buckets, const Xyzz<F>* __restrict__ lo,
@@ -171,8 +195,8 @@ static __global__ void msm_fixup(uint32_t nkeys, uint32_t K, int c, const uint32
 
 // msm_bucket_reduce: thread (w, g) returns Σ_{j<L} (g·L + j + 1)·bucket[w][g·L + j].
 template <class F>
-static __global__ void msm_bucket_reduce(const Xyzz<F>* __restrict__ buckets, uint32_t nwins, uint32_t B, uint32_t L,
-                                  Xyzz<F>* __restrict__ out) {
+__device__ __forceinline__ void msm_bucket_reduce_body(const Xyzz<F>* __restrict__ buckets, uint32_t nwins, uint32_t B,
+                                                       uint32_t L, Xyzz<F>* __restrict__ out) {
   const uint32_t G = B / L;
   const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= nwins * G) return;
@@ -185,6 +209,22 @@ static __global__ void msm_bucket_reduce(const Xyzz<F>* __restrict__ buckets, ui
   }
   if (g) tot = tot.add(run.mul_small(g * L));
   store16(out + t, tot);
+}
+
+constexpr int kMsmReduceThreads = 64;
+template <class F>
+static __global__ void msm_bucket_reduce(const Xyzz<F>* __restrict__ buckets, uint32_t nwins, uint32_t B, uint32_t L,
+                                         Xyzz<F>* __restrict__ out) {
+  msm_bucket_reduce_body<F>(buckets, nwins, B, L, out);
+}
+
+// msm_bucket_reduce_occ: at least MINB blocks of kMsmReduceThreads per multiprocessor
+// (see msm_segments_occ).
+template <class F, int MINB>
+static __global__ void __launch_bounds__(kMsmReduceThreads, MINB)
+    msm_bucket_reduce_occ(const Xyzz<F>* __restrict__ buckets, uint32_t nwins, uint32_t B, uint32_t L,
+                          Xyzz<F>* __restrict__ out) {
+  msm_bucket_reduce_body<F>(buckets, nwins, B, L, out);
 }
 
 inline int ceil_log2(uint64_t x) {
@@ -212,21 +252,37 @@ inline uint32_t msm_window_bits(uint64_t n) {
 // window width (0 = auto), the higher bits tuning choices for measurements (0 = default):
 // bit 8 accumulation with inlined products (G1: Fp products inline; G2: one call per Fp2
 // product, its Fp products inline), bit 9 the prefetching accumulation,
+// bits 10..11 the occupancy of the accumulation and bucket reduction (MsmOccupancy),
 // bits 12..15 log2 of the buckets per bucket-reduction thread, bits 16..19 log2 of the
 // largest segment per accumulation thread.
 struct MsmTuning {
   uint32_t c = 0;
   bool inline_mul = false;
   bool prefetch = false;
+  uint32_t occ = 0;
   uint32_t reduce_log = 0;
   uint32_t seg_log = 0;
   explicit MsmTuning(uint32_t w)
-      : c(w & 0xff), inline_mul((w >> 8) & 1), prefetch((w >> 9) & 1), reduce_log((w >> 12) & 0xf),
-        seg_log((w >> 16) & 0xf) {
-    if (w >> 20 || (w >> 10) & 3) invalid("msm: unknown tuning bits in window_bits");
+      : c(w & 0xff), inline_mul((w >> 8) & 1), prefetch((w >> 9) & 1), occ((w >> 10) & 3),
+        reduce_log((w >> 12) & 0xf), seg_log((w >> 16) & 0xf) {
+    if (w >> 20) invalid("msm: unknown tuning bits in window_bits");
     if (seg_log && seg_log < 3) invalid("msm: segment log must be >= 3");
   }
 };
+
+// MsmOccupancy: tuning bits 10..11. 0 the default (kMsmOccDefault), 1 the kernels without
+// launch bounds (as many registers as ptxas likes: 152 for G1, 254 for G2), 2 and 3 the
+// _occ kernels with at least the SegA/RedA or SegB/RedB blocks per multiprocessor.
+constexpr uint32_t kMsmOccDefault = 1;
+template <class F>
+struct MsmOccupancy {
+  static constexpr int SegA = 4, SegB = 5, RedA = 6, RedB = 8;  // G1: 128/102 and 170/128 registers
+};
+template <>
+struct MsmOccupancy<Fp2> {
+  static constexpr int SegA = 3, SegB = 4, RedA = 6, RedB = 8;  // G2: 170/128 and 170/128 registers
+};
+inline uint32_t msm_occupancy(const MsmTuning& tu) { return tu.occ ? tu.occ : kMsmOccDefault; }
 
 // msm_launch_segments picks the accumulation kernel: inline_mul instantiates it on
 // FpInline for G1 (Fp with inlined products) and on Fp2Call for G2 (one call per Fp2
@@ -235,12 +291,26 @@ template <class F>
 void msm_launch_segments(const MsmTuning& tu, unsigned blocks, cudaStream_t s, const Affine<F>* bases,
                          const uint32_t* keys, const uint32_t* vals, uint32_t m, uint32_t K, int c,
                          const uint32_t* start, const uint32_t* end, Xyzz<F>* buckets, Xyzz<F>* lo, Xyzz<F>* hi) {
+  const uint32_t occ = msm_occupancy(tu);
 #ifdef SP_NO_MSM_VARIANTS
   // Comparison builds: the default kernel only (faster to compile).
-  if (tu.inline_mul || tu.prefetch) invalid("msm: built without the accumulation variants (SP_NO_MSM_VARIANTS)");
+  if (tu.inline_mul || tu.prefetch || occ != 1)
+    invalid("msm: built without the accumulation variants (SP_NO_MSM_VARIANTS)");
   msm_segments<F, false><<<blocks, 128, 0, s>>>(bases, keys, vals, m, K, c, start, end, buckets, lo, hi);
   SP_LAUNCHED("msm_segments");
 #else
+  if (occ != 1 && (tu.inline_mul || tu.prefetch)) invalid("msm: occupancy variants exclude inline_mul and prefetch");
+  if (occ == 2 || occ == 3) {
+    // (each launch on one line, for the host emulation's rewriting: cuda/emu/build.sh)
+    constexpr int kA = MsmOccupancy<F>::SegA, kB = MsmOccupancy<F>::SegB;
+    constexpr int T = kMsmSegThreads;
+    if (occ == 2)
+      msm_segments_occ<F, kA><<<blocks, T, 0, s>>>(bases, keys, vals, m, K, c, start, end, buckets, lo, hi);
+    else
+      msm_segments_occ<F, kB><<<blocks, T, 0, s>>>(bases, keys, vals, m, K, c, start, end, buckets, lo, hi);
+    SP_LAUNCHED("msm_segments_occ");
+    return;
+  }
   if constexpr (std::is_same_v<F, Fp>) {
 #ifdef SP_NO_MSM_INLINE
     if (tu.inline_mul) invalid("msm: built without the inlined-product accumulation (SP_NO_MSM_INLINE)");
@@ -372,7 +442,20 @@ void msm_run(snarkpipe_ctx* ctx, const Affine<F>* bases, const Fr* scalars, uint
   const uint32_t L = B < l_req ? B : l_req;
   const uint32_t G = B / L;
   Buf<Xyzz<F>> parts(size_t(nwins) * G, s), tmp(size_t(nwins) * G, s);
-  msm_bucket_reduce<F><<<blocks_for(nwins * G, 64), 64, 0, s>>>(buckets.p, nwins, B, L, parts.p);
+  const unsigned rblocks = blocks_for(nwins * G, kMsmReduceThreads);
+  constexpr int kRA = MsmOccupancy<F>::RedA, kRB = MsmOccupancy<F>::RedB, RT = kMsmReduceThreads;
+  switch (msm_occupancy(tu)) {
+#ifndef SP_NO_MSM_VARIANTS
+    case 2:
+      msm_bucket_reduce_occ<F, kRA><<<rblocks, RT, 0, s>>>(buckets.p, nwins, B, L, parts.p);
+      break;
+    case 3:
+      msm_bucket_reduce_occ<F, kRB><<<rblocks, RT, 0, s>>>(buckets.p, nwins, B, L, parts.p);
+      break;
+#endif
+    default:
+      msm_bucket_reduce<F><<<rblocks, RT, 0, s>>>(buckets.p, nwins, B, L, parts.p);
+  }
   SP_LAUNCHED("msm_bucket_reduce");
   Xyzz<F>* wins = reduce_segments<F>(parts.p, tmp.p, nwins, G, s);
 

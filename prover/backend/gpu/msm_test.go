@@ -400,6 +400,7 @@ const (
 	msmTunePrefetch  = 1 << 9
 )
 
+func msmTuneOccupancy(o int) uint32  { return uint32(o) << 10 }
 func msmTuneReduceLog(l int) uint32  { return uint32(l) << 12 }
 func msmTuneSegmentLog(l int) uint32 { return uint32(l) << 16 }
 
@@ -424,6 +425,7 @@ func TestMSMTuningVariantsAgree(t *testing.T) {
 	tunings := []uint32{
 		msmTuneInlineMul, msmTunePrefetch, msmTuneInlineMul | msmTunePrefetch,
 		8 | msmTuneReduceLog(2), 8 | msmTuneReduceLog(7), 9 | msmTuneSegmentLog(3) | msmTunePrefetch,
+		msmTuneOccupancy(1), msmTuneOccupancy(2), msmTuneOccupancy(3), 8 | msmTuneOccupancy(3) | msmTuneReduceLog(2),
 	}
 	defer func() { b.window = 0 }()
 	for _, kind := range []string{"random", "filecoin"} {
@@ -447,8 +449,12 @@ func TestMSMTuningVariantsAgree(t *testing.T) {
 			}
 		}
 	}
-	b.window = 1 << 10 // not a tuning bit
+	b.window = 1 << 20 // not a tuning bit
 	if _, err := b.MSMG1(g1b, 0, scalarCase(rng, "random", 10)); err == nil {
 		t.Error("unknown tuning bits accepted")
+	}
+	b.window = msmTuneOccupancy(2) | msmTuneInlineMul // the bounded kernels have no inlined variant
+	if _, err := b.MSMG1(g1b, 0, scalarCase(rng, "random", 10)); err == nil {
+		t.Error("occupancy variant with inlined products accepted")
 	}
 }
