@@ -8,8 +8,12 @@
 // them for decimation in time (the transpose: bit-reversed in, natural out, passes in
 // reverse order). The pass kernel is ntt_pass_radix8 (ntt_radix.cuh: stages in registers);
 // ntt_pass below, one butterfly per thread per stage in shared memory, is the legacy one.
-// Powers of a root come from two tables (low and high halves of the exponent), computed
-// on the device per call: ω^x = lo[x mod 2^l] · hi[x >> l] (pow_tables.cuh).
+// Twiddles are computed on the device per call: the stage twiddles of every pass from one
+// table of powers of ω_{2^t} (NttStageTable); the inter-pass twiddles from a direct table
+// where the pass's exponents span at most 2^18 values (the middle pass of 2^27: one load
+// instead of a product, NttDirectTwiddles), else from two tables (low and high halves of
+// the exponent): ω^x = lo[x mod 2^l] · hi[x >> l] (pow_tables.cuh). The ncu profile in
+// docs/BENCHMARKS.md counts 870 instructions per element for the two-table twiddle.
 #pragma once
 
 #include "bls12_381.cuh"
@@ -19,8 +23,19 @@
 
 namespace snarkpipe {
 
+// NttLegacyTwiddles: where ntt_pass reads its twiddles. Wg[m] = ω_{2^w_log}^m for
+// m < 2^(w_log−1) (the stage twiddles of every pass: ω_{2^t}^k = Wg[k << (w_log − t)]);
+// direct, when set, the pass's inter-pass twiddles ω_N^(y << (lg_n − lg_s − t)) for
+// y < 2^(lg_s + t), one load instead of the two-table product of tw.
+struct NttLegacyTwiddles {
+  PowTables tw;
+  const Fr* Wg;
+  int w_log;
+  const Fr* direct;
+};
+
 template <bool DIT>
-static __global__ void ntt_pass(Fr* __restrict__ data, int lg_n, int t, int lg_s, int g_log, PowTables tw) {
+static __global__ void ntt_pass(Fr* __restrict__ data, int lg_n, int t, int lg_s, int g_log, NttLegacyTwiddles tws) {
   extern __shared__ uint4 smem_raw[];
   Fr* sm = reinterpret_cast<Fr*>(smem_raw);
   const uint32_t G = 1u << g_log, tile = G << t, half_t = 1u << (t - 1);
@@ -30,8 +45,9 @@ static __global__ void ntt_pass(Fr* __restrict__ data, int lg_n, int t, int lg_s
   const uint64_t h = blockIdx.x / chunks;
   const uint64_t gb = (blockIdx.x % chunks) << g_log;
   const uint64_t base = h * (S << t) + gb;
+  const PowTables tw = tws.tw;  // a copy: a reference into a kernel parameter can force local memory
 
-  for (uint32_t k = threadIdx.x; k < half_t; k += blockDim.x) W[k] = tw.at(uint64_t(k) << (lg_n - t));
+  for (uint32_t k = threadIdx.x; k < half_t; k += blockDim.x) W[k] = load16(tws.Wg + (k << (tws.w_log - t)));
   for (uint32_t k = threadIdx.x; k < tile; k += blockDim.x) {
     const uint32_t gl = k & (G - 1), e = k >> g_log;
     sm[k] = *reinterpret_cast<const Fr*>(data + base + uint64_t(e) * S + gl);
@@ -41,8 +57,8 @@ static __global__ void ntt_pass(Fr* __restrict__ data, int lg_n, int t, int lg_s
   const int tw_shift = lg_n - lg_s - t;
   if (DIT && lg_s > 0) {
     for (uint32_t k = threadIdx.x; k < tile; k += blockDim.x) {
-      const uint64_t x = ((gb + (k & (G - 1))) * bitrev(k >> g_log, t)) << tw_shift;
-      if (x) sm[k] = sm[k] * tw.at(x);
+      const uint64_t y = (gb + (k & (G - 1))) * bitrev(k >> g_log, t);
+      if (y) sm[k] = sm[k] * (tws.direct ? load16(tws.direct + y) : tw.at(y << tw_shift));
     }
     __syncthreads();
   }
@@ -75,8 +91,8 @@ static __global__ void ntt_pass(Fr* __restrict__ data, int lg_n, int t, int lg_s
     const uint32_t gl = k & (G - 1), e = k >> g_log;
     Fr v = sm[k];
     if (!DIT && lg_s > 0) {
-      const uint64_t x = ((gb + gl) * bitrev(e, t)) << tw_shift;
-      if (x) v = v * tw.at(x);
+      const uint64_t y = (gb + gl) * bitrev(e, t);
+      if (y) v = v * (tws.direct ? load16(tws.direct + y) : tw.at(y << tw_shift));
     }
     *reinterpret_cast<Fr*>(data + base + uint64_t(e) * S + gl) = v;
   }
@@ -96,7 +112,7 @@ constexpr int kNttDirectTwiddleLog = 18;
 struct NttOptions {
   int tile_log = 0;
   bool legacy = false;
-  bool no_direct_twiddles = false;  // two-table inter-pass twiddles everywhere (comparisons)
+  bool no_direct_twiddles = false;  // two-table inter-pass twiddles everywhere, both kernels (comparisons)
   bool bounded = false;             // the kernel capped at 128 registers (comparisons)
   NttFuse fuse = {};
 };
@@ -114,10 +130,53 @@ inline int ntt_plan(int lg_n, int ts[4], int lgs[4]) {
   return P;
 }
 
-inline void ntt_run_legacy(Fr* data, int lg_n, const Fr& root, bool dit, cudaStream_t s, int tile_log) {
+// NttDirectTwiddles owns the per-pass direct twiddle tables of one transform.
+struct NttDirectTwiddles {
+  Buf<Fr>* b[4] = {};
+  NttDirectTwiddles() = default;
+  NttDirectTwiddles(const NttDirectTwiddles&) = delete;
+  NttDirectTwiddles& operator=(const NttDirectTwiddles&) = delete;
+  ~NttDirectTwiddles() {
+    for (Buf<Fr>* p : b) delete p;
+  }
+  // build makes the table of every pass p with lg_s > 0 whose exponents span at most
+  // 2^kNttDirectTwiddleLog values: out[y] = ω_N^(y << (lg_n − span)).
+  void build(int P, const int* ts, const int* lgs, int lg_n, const PowTables& tw, cudaStream_t s) {
+    for (int p = 0; p < P; p++) {
+      const int span = lgs[p] + ts[p];
+      if (lgs[p] == 0 || span > kNttDirectTwiddleLog) continue;
+      b[p] = new Buf<Fr>(size_t(1) << span, s);
+      ntt_direct_twiddles<<<blocks_for(1u << span, 128), 128, 0, s>>>(b[p]->p, 1u << span, tw, lg_n - span);
+      SP_LAUNCHED("ntt_direct_twiddles");
+    }
+  }
+};
+
+// ntt_stage_table: W[m] = ω_{2^w_log}^m for m < 2^(w_log−1), w_log the largest pass.
+struct NttStageTable {
+  int w_log = 1;
+  Buf<Fr> W;
+  NttStageTable(const Fr& root, int lg_n, const int* ts, int P, cudaStream_t s)
+      : w_log(max_stages(ts, P)), W(size_t(1) << (w_log - 1), s) {
+    pow_table<<<blocks_for(1u << (w_log - 1), 128), 128, 0, s>>>(W.p, 1u << (w_log - 1), root, lg_n - w_log, root,
+                                                                   false);
+    SP_LAUNCHED("pow_table");
+  }
+  static int max_stages(const int* ts, int P) {
+    int w = 1;
+    for (int p = 0; p < P; p++) w = ts[p] > w ? ts[p] : w;
+    return w;
+  }
+};
+
+inline void ntt_run_legacy(Fr* data, int lg_n, const Fr& root, bool dit, cudaStream_t s, int tile_log,
+                           bool direct_twiddles) {
   PowTablesBuf tables(root, lg_n, s);
   int ts[4], lgs[4];
   const int P = ntt_plan(lg_n, ts, lgs);
+  NttStageTable stage(root, lg_n, ts, P, s);
+  NttDirectTwiddles direct;
+  if (direct_twiddles) direct.build(P, ts, lgs, lg_n, tables.view(), s);
   const int max_smem = ((1 << kNttTileLog) + (1 << (kNttMaxStages - 1))) * int(sizeof(Fr));
   SP_CUDA(cudaFuncSetAttribute(ntt_pass<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
   SP_CUDA(cudaFuncSetAttribute(ntt_pass<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
@@ -130,45 +189,24 @@ inline void ntt_run_legacy(Fr* data, int lg_n, const Fr& root, bool dit, cudaStr
     const uint32_t threads = tile / 2 < 256 ? tile / 2 : 256;
     const uint64_t blocks = (uint64_t(1) << lg_n) / tile;
     const size_t smem = (size_t(tile) + (size_t(1) << (t - 1))) * sizeof(Fr);
+    const NttLegacyTwiddles tw{tables.view(), stage.W.p, stage.w_log, direct.b[p] ? direct.b[p]->p : nullptr};
     if (dit)
-      ntt_pass<true><<<unsigned(blocks), threads, smem, s>>>(data, lg_n, t, lg_s, g_log, tables.view());
+      ntt_pass<true><<<unsigned(blocks), threads, smem, s>>>(data, lg_n, t, lg_s, g_log, tw);
     else
-      ntt_pass<false><<<unsigned(blocks), threads, smem, s>>>(data, lg_n, t, lg_s, g_log, tables.view());
+      ntt_pass<false><<<unsigned(blocks), threads, smem, s>>>(data, lg_n, t, lg_s, g_log, tw);
     SP_LAUNCHED("ntt_pass");
   }
 }
-
-// NttDirectTwiddles owns the per-pass direct twiddle tables of one transform.
-struct NttDirectTwiddles {
-  Buf<Fr>* b[4] = {};
-  NttDirectTwiddles() = default;
-  NttDirectTwiddles(const NttDirectTwiddles&) = delete;
-  NttDirectTwiddles& operator=(const NttDirectTwiddles&) = delete;
-  ~NttDirectTwiddles() {
-    for (Buf<Fr>* p : b) delete p;
-  }
-};
 
 inline void ntt_run_radix8(Fr* data, int lg_n, const Fr& root, bool dit, cudaStream_t s, int tile_log,
                            const NttFuse& fuse, bool direct_twiddles, bool bounded) {
   PowTablesBuf tables(root, lg_n, s);
   int ts[4], lgs[4];
   const int P = ntt_plan(lg_n, ts, lgs);
-  int w_log = 1;
-  for (int p = 0; p < P; p++) w_log = ts[p] > w_log ? ts[p] : w_log;
-  // W[m] = ω_{2^w_log}^m = root^(m·2^(lg_n − w_log)).
-  Buf<Fr> W(size_t(1) << (w_log - 1), s);
-  pow_table<<<blocks_for(1u << (w_log - 1), 128), 128, 0, s>>>(W.p, 1u << (w_log - 1), root, lg_n - w_log, root, false);
-  SP_LAUNCHED("pow_table");
+  NttStageTable stage(root, lg_n, ts, P, s);
+  const int w_log = stage.w_log;
   NttDirectTwiddles direct;
-  for (int p = 0; p < P; p++) {
-    const int span = lgs[p] + ts[p];
-    if (!direct_twiddles || lgs[p] == 0 || span > kNttDirectTwiddleLog) continue;
-    direct.b[p] = new Buf<Fr>(size_t(1) << span, s);
-    ntt_direct_twiddles<<<blocks_for(1u << span, 128), 128, 0, s>>>(direct.b[p]->p, 1u << span, tables.view(),
-                                                                    lg_n - span);
-    SP_LAUNCHED("ntt_direct_twiddles");
-  }
+  if (direct_twiddles) direct.build(P, ts, lgs, lg_n, tables.view(), s);
   const int max_smem = (1 << kNttTileLog) * int(sizeof(Fr));
   SP_CUDA(cudaFuncSetAttribute(ntt_pass_radix8<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
   SP_CUDA(cudaFuncSetAttribute(ntt_pass_radix8<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
@@ -185,7 +223,7 @@ inline void ntt_run_radix8(Fr* data, int lg_n, const Fr& root, bool dit, cudaStr
     if (g_log < 0) g_log = 0;
     g.gi = g_log < g.lg_s ? g_log : g.lg_s;
     g.go = g_log - g.gi;
-    g.W = W.p;
+    g.W = stage.W.p;
     g.w_log = w_log;
     g.tw = tables.view();
     g.tw_direct = direct.b[p] ? direct.b[p]->p : nullptr;
@@ -248,7 +286,7 @@ inline void ntt_run(Fr* data, int lg_n, const Fr& root, bool dit, cudaStream_t s
     return;
   }
   ntt_apply_unfused(data, lg_n, o.fuse.pre, s);
-  if (lg_n > 0) ntt_run_legacy(data, lg_n, root, dit, s, tile_log);
+  if (lg_n > 0) ntt_run_legacy(data, lg_n, root, dit, s, tile_log, !o.no_direct_twiddles);
   ntt_apply_unfused(data, lg_n, o.fuse.post, s);
   if (o.fuse.qb) {
     ntt_combine<<<blocks_for(1u << lg_n, 256), 256, 0, s>>>(data, lg_n, o.fuse);
