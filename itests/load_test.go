@@ -43,7 +43,7 @@ func TestLoadPriorityControl(t *testing.T) {
 }
 
 // winningBehindWindows starts a daemon with a 1 GiB host budget (and extraConfig),
-// submits Window PoSt jobs until at least two partitions wait for synthesis, then one
+// submits Window PoSt jobs until at least four partitions wait for synthesis, then one
 // Winning PoSt; it returns the verified results and the Winning PoSt's latency at the
 // client.
 func winningBehindWindows(t *testing.T, extraConfig string) (late *api.JobResult, windows []*api.JobResult, wall time.Duration) {
@@ -59,11 +59,15 @@ func winningBehindWindows(t *testing.T, extraConfig string) (late *api.JobResult
 
 	// Window jobs go in in concurrent batches: on a GPU a 2 KiB partition is proved in
 	// milliseconds, and jobs submitted one at a time can drain as fast as they arrive.
-	const batch, rounds = 4, 8
+	// The late job goes in once minQueued partitions wait: on an H200 the queue drains at
+	// about ten partitions a second, and with only two queued the control test saw them
+	// all start before the late job was in (they count as waiting only if they start
+	// more than startSlack after its submission).
+	const batch, rounds, minQueued = 4, 8, 4
 	var jobs []loadJob
-	for r := 0; len(jobs) < 3 || !waitPartitionsQueued(ctx, t, c, 2, 0); r++ {
+	for r := 0; len(jobs) < 3 || !waitPartitionsQueued(ctx, t, c, minQueued, 0); r++ {
 		if r == rounds {
-			t.Fatalf("%d Window PoSt jobs and still fewer than 2 partitions queued", len(jobs))
+			t.Fatalf("%d Window PoSt jobs and still fewer than %d partitions queued", len(jobs), minQueued)
 		}
 		jobs = append(jobs, submitBatch(t, batch, func(i int) (loadJob, error) {
 			return submitWindow(ctx, c, sectors, randomness(410+r*batch+i))
