@@ -21,6 +21,12 @@ type Config struct {
 
 	// SynthesisWorkers partitions synthesize at once (each holds one working set).
 	SynthesisWorkers int
+	// CriticalWorkers are synthesis workers, besides SynthesisWorkers, that take only
+	// Critical partitions (Winning PoSt, preloads). A worker holds its partition while it
+	// waits for host memory and while its synthesis runs (seconds for a 32 GiB PoRep
+	// partition), so without them a Winning PoSt can wait for every worker to come free:
+	// 27.9 s in the GPU run of itests' TestLoadMixed with one worker. 0: none.
+	CriticalWorkers int
 	// EvalTasks is the parallelism of one host A·z, B·z, C·z evaluation, or of one
 	// witness packing on the packed pre-compiled path (0: all CPUs).
 	EvalTasks int
@@ -60,6 +66,7 @@ func DefaultConfig() Config {
 	return Config{
 		SafetyMargin:     5 << 30,
 		SynthesisWorkers: max(1, cpus/4),
+		CriticalWorkers:  1,
 		HandoffDepth:     2,
 		WorkersPerDevice: 2,
 		FinalizeWorkers:  2,
@@ -79,6 +86,7 @@ func (c Config) Validate() error {
 	}
 	check(c.HostBudget >= 0 && c.DeviceBudget >= 0 && c.SafetyMargin >= 0, "budgets must not be negative")
 	check(c.SynthesisWorkers >= 1, "SynthesisWorkers %d < 1", c.SynthesisWorkers)
+	check(c.CriticalWorkers >= 0, "CriticalWorkers %d < 0", c.CriticalWorkers)
 	check(c.EvalTasks >= 0, "EvalTasks %d < 0", c.EvalTasks)
 	check(c.HandoffDepth >= 1, "HandoffDepth %d < 1", c.HandoffDepth)
 	check(c.WorkersPerDevice >= 1, "WorkersPerDevice %d < 1", c.WorkersPerDevice)

@@ -125,7 +125,7 @@ func TestNoLeakAfterManyJobs(t *testing.T) {
 	default:
 	}
 	s := p.Status()
-	inFlight := cfg.SynthesisWorkers + cfg.HandoffDepth + cfg.WorkersPerDevice
+	inFlight := cfg.SynthesisWorkers + cfg.CriticalWorkers + cfg.HandoffDepth + cfg.WorkersPerDevice
 	if s.Host.LiveSlots > inFlight || s.Host.SlotAllocs > inFlight {
 		t.Fatalf("%d slots live, %d allocated in all, for at most %d partitions in flight", s.Host.LiveSlots, s.Host.SlotAllocs, inFlight)
 	}

@@ -190,7 +190,7 @@ func (p *Pipeline) Start() {
 	for _, s := range p.provers {
 		s.Start(p.cfg.WorkersPerDevice)
 	}
-	p.synth.Start(p.cfg.SynthesisWorkers)
+	p.synth.Start(p.cfg.SynthesisWorkers, p.cfg.CriticalWorkers)
 }
 
 // Close cancels every job, stops the stages in order, waits for the recordings being

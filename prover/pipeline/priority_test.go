@@ -74,3 +74,37 @@ func TestEqualPrioritiesRunInSubmissionOrder(t *testing.T) {
 		}
 	}
 }
+
+// A Critical job is synthesized by the critical worker while the only regular synthesis
+// worker is held by a Normal partition (here blocked in its witness synthesis; in the GPU
+// run of itests' TestLoadMixed the late Winning PoSt waited 27.9 s for that worker).
+// Without critical workers the same job waits in the queue until the worker comes free.
+func TestCriticalWorkerServesWhileWorkersBusy(t *testing.T) {
+	for _, critical := range []int{1, 0} {
+		cfg := testConfig()
+		cfg.SynthesisWorkers = 1
+		cfg.CriticalWorkers = critical
+		p := startPipeline(t, cfg)
+		gate := make(chan struct{})
+		entered := make(chan struct{}, 1)
+		normal := submit(t, p, JobSpec{Kind: "normal", Priority: Normal,
+			Circuits: []prover.Circuit{&blocking{inner: chain(60, 3), gate: gate, entered: entered}}})
+		<-entered // the regular worker is inside the normal partition's synthesis
+		crit := submit(t, p, JobSpec{Kind: "critical", Priority: Critical, Circuits: []prover.Circuit{chain(60, 5)}})
+		if critical > 0 {
+			await(t, crit) // finishes with the gate still closed
+		} else {
+			waitFor(t, "critical partition queued", func() bool { return p.Status().Queued == 1 })
+			select {
+			case <-crit.done:
+				t.Fatal("without critical workers the critical job finished while the only worker was blocked")
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+		close(gate)
+		await(t, normal)
+		if critical == 0 {
+			await(t, crit)
+		}
+	}
+}

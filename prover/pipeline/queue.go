@@ -66,10 +66,14 @@ func (q *pqueue) push(ctx context.Context, p *partition) error {
 }
 
 // pop removes the first partition, waiting while the queue is empty.
-func (q *pqueue) pop(ctx context.Context) (*partition, error) {
+func (q *pqueue) pop(ctx context.Context) (*partition, error) { return q.popAtLeast(ctx, Low) }
+
+// popAtLeast removes the first partition once it has priority min or higher, waiting
+// while there is none (the first partition has the highest priority queued).
+func (q *pqueue) popAtLeast(ctx context.Context, min Priority) (*partition, error) {
 	for {
 		q.mu.Lock()
-		if len(q.items) > 0 {
+		if len(q.items) > 0 && q.items[0].job.Priority >= min {
 			p := heap.Pop(&q.items).(*partition)
 			q.signal()
 			q.mu.Unlock()

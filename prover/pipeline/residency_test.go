@@ -22,7 +22,10 @@ func TestCriticalJobSwapsResidencyBeforeQueuedNormalWork(t *testing.T) {
 	ca, cb := chain(160, 3), chain(120, 3)
 	ha, hb := hintFor(t, ca), hintFor(t, cb)
 	cfg := testConfig()
-	cfg.SynthesisWorkers = 1
+	// One worker for everything: the order asserted below is the run queue's. (With a
+	// critical worker the critical job runs beside the normal work instead, and the host
+	// arena's priority order decides; TestCriticalWorkerServesWhileWorkersBusy.)
+	cfg.SynthesisWorkers, cfg.CriticalWorkers = 1, 0
 	cfg.HostBudget = max(ha.hostEntryBytes(), hb.hostEntryBytes()) + 2*max(ha.slot().bytes(), hb.slot().bytes())
 	if cfg.HostBudget >= ha.hostEntryBytes()+hb.hostEntryBytes() {
 		t.Fatalf("budget %d holds both circuits; the test needs room for one", cfg.HostBudget)

@@ -19,21 +19,28 @@ type synthStage struct {
 	wg sync.WaitGroup
 }
 
-func (s *synthStage) Start(workers int) {
+// Start starts workers that take any partition and critical workers that take only
+// Critical ones.
+func (s *synthStage) Start(workers, critical int) {
 	for w := 0; w < workers; w++ {
 		s.wg.Add(1)
-		go s.run(fmt.Sprintf("synth%d", w))
+		go s.run(fmt.Sprintf("synth%d", w), Low)
+	}
+	for w := 0; w < critical; w++ {
+		s.wg.Add(1)
+		go s.run(fmt.Sprintf("synth-critical%d", w), Critical)
 	}
 }
 
 // Close waits for the workers; the run queue must have been closed.
 func (s *synthStage) Close() { s.wg.Wait() }
 
-func (s *synthStage) run(name string) {
+// run takes partitions of priority at least min, highest first.
+func (s *synthStage) run(name string, min Priority) {
 	defer s.wg.Done()
 	p := s.p
 	for {
-		part, err := p.runq.pop(context.Background())
+		part, err := p.runq.popAtLeast(context.Background(), min)
 		if err != nil {
 			return
 		}
