@@ -106,7 +106,7 @@ func TestNoLeakAfterManyJobs(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			j, err := p.Submit(context.Background(), JobSpec{Priority: Priority(i % 4), Circuits: []prover.Circuit{chain(8, uint64(3+i))}})
+			j, err := p.Submit(context.Background(), JobSpec{Priority: Priority(i % 3), Circuits: []prover.Circuit{chain(8, uint64(3+i))}})
 			if err == nil {
 				_, err = j.Await(context.Background())
 			}
@@ -125,6 +125,9 @@ func TestNoLeakAfterManyJobs(t *testing.T) {
 	default:
 	}
 	s := p.Status()
+	// Low to High only: a Critical partition may pass the hand-off bound (pqueue.push),
+	// so with Critical jobs this count has no fixed bound (their memory still has);
+	// TestCriticalWorkerServesWhileWorkersBusy checks that they leave nothing behind.
 	inFlight := cfg.SynthesisWorkers + cfg.CriticalWorkers + cfg.HandoffDepth + cfg.WorkersPerDevice
 	if s.Host.LiveSlots > inFlight || s.Host.SlotAllocs > inFlight {
 		t.Fatalf("%d slots live, %d allocated in all, for at most %d partitions in flight", s.Host.LiveSlots, s.Host.SlotAllocs, inFlight)

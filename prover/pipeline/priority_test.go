@@ -106,5 +106,6 @@ func TestCriticalWorkerServesWhileWorkersBusy(t *testing.T) {
 		if critical == 0 {
 			await(t, crit)
 		}
+		waitFor(t, "reservations released", func() bool { return idle(p) })
 	}
 }

@@ -34,8 +34,11 @@ func (q *pqueue) signal() {
 // is back within capacity or p has been taken: the item is queued at once, so a
 // partition that waits here keeps its place in the priority order (a later partition
 // cannot overtake it by arriving when room frees up). The memory of a queued partition
-// is already reserved, so the bound is back-pressure on the producers, not accounting.
-// If ctx ends while p is still queued, p is removed and ctx's error returned.
+// is already reserved, so the bound is back-pressure on the producers, not accounting;
+// a Critical partition therefore never waits for room: the worker that made it (a
+// critical synthesis worker) is free at once for the next Winning PoSt instead of
+// waiting for a device worker to finish a C2 partition. If ctx ends while p is still
+// queued, p is removed and ctx's error returned.
 func (q *pqueue) push(ctx context.Context, p *partition) error {
 	q.mu.Lock()
 	if q.closed {
@@ -44,7 +47,7 @@ func (q *pqueue) push(ctx context.Context, p *partition) error {
 	}
 	heap.Push(&q.items, p)
 	q.signal()
-	for q.capacity > 0 && len(q.items) > q.capacity && p.heapIndex >= 0 && !q.closed {
+	for q.capacity > 0 && len(q.items) > q.capacity && p.heapIndex >= 0 && !q.closed && p.job.Priority < Critical {
 		ch := q.changed
 		q.mu.Unlock()
 		select {

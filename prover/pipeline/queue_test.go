@@ -72,3 +72,35 @@ func TestBlockedPushCancelledLeavesQueue(t *testing.T) {
 		t.Fatalf("pop of an empty closed queue: %v", err)
 	}
 }
+
+// A Critical partition is queued past the bound without waiting (its memory is reserved;
+// the bound only paces producers) and still comes out first; popAtLeast(Critical) takes
+// nothing below Critical.
+func TestCriticalPushIgnoresBoundAndPopAtLeast(t *testing.T) {
+	q := newPQueue(1)
+	ctx := context.Background()
+	if err := q.push(ctx, queued(Normal, 1)); err != nil {
+		t.Fatal(err)
+	}
+	pushed := make(chan error, 1)
+	go func() { pushed <- q.push(ctx, queued(Critical, 2)) }()
+	select {
+	case err := <-pushed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a critical push waited for room in a full queue")
+	}
+	if p, err := q.popAtLeast(ctx, Critical); err != nil || p.seq != 2 {
+		t.Fatalf("popAtLeast(Critical) = %v, %v; want the critical partition", p, err)
+	}
+	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer cancel()
+	if p, err := q.popAtLeast(short, Critical); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("popAtLeast(Critical) over a normal partition returned %v, %v", p, err)
+	}
+	if p, err := q.pop(ctx); err != nil || p.seq != 1 {
+		t.Fatalf("pop = %v, %v; want the normal partition", p, err)
+	}
+}
