@@ -8,12 +8,9 @@ import (
 	"sync"
 	"syscall"
 	"time"
-)
 
-// deviceMemory reads one GPU's free and total memory (gpu.Backend.MemInfo).
-type deviceMemory interface {
-	MemInfo() (free, total uint64, err error)
-}
+	"github.com/snarkpipe/snarkpipe/prover/backend"
+)
 
 // memPeaks are the highest memory figures seen: host resident set and, per GPU, device
 // memory in use (total − free: every process and the library's cached pool included).
@@ -27,7 +24,7 @@ type memPeaks struct {
 // memMonitor polls the host RSS and each GPU's used memory every interval and keeps the
 // peaks: over the whole run and since the last resetPhase (the proving phase).
 type memMonitor struct {
-	gpus     []deviceMemory
+	gpus     []backend.MemoryReporter
 	interval time.Duration
 
 	mu          sync.Mutex
@@ -36,7 +33,7 @@ type memMonitor struct {
 	stop, ended chan struct{}
 }
 
-func newMemMonitor(gpus []deviceMemory, interval time.Duration) *memMonitor {
+func newMemMonitor(gpus []backend.MemoryReporter, interval time.Duration) *memMonitor {
 	m := &memMonitor{gpus: gpus, interval: interval, gpuErr: make([]error, len(gpus)),
 		stop: make(chan struct{}), ended: make(chan struct{})}
 	for _, p := range []*memPeaks{&m.run, &m.phase} {

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/snarkpipe/snarkpipe/prover/backend"
 )
 
 // fakeGPU reports a settable used amount of 100 bytes of memory, or an error.
@@ -27,7 +29,7 @@ func (g *fakeGPU) MemInfo() (uint64, uint64, error) {
 // is measured.
 func TestMemMonitorPeaks(t *testing.T) {
 	g, bad := &fakeGPU{used: 70}, &fakeGPU{err: errors.New("no info")}
-	m := newMemMonitor([]deviceMemory{g, bad}, time.Hour) // samples only when asked
+	m := newMemMonitor([]backend.MemoryReporter{g, bad}, time.Hour) // samples only when asked
 	defer m.close()
 	g.set(20)
 	m.resetPhase()

@@ -35,7 +35,6 @@ type benchOptions struct {
 	keyDevice     int  // --host-keys: the GPU that makes them (-1: the first of devices)
 	windowDuring  bool // porep: one Window PoSt partition submitted after the first proof
 	pipe          pipeline.Config
-	deviceBudget  bool // DeviceBudget was given
 	trace, json   string
 	poll          time.Duration
 	progress      time.Duration
@@ -123,7 +122,6 @@ func benchOptionsOf(c *cli.Context, kind string) (benchOptions, error) {
 	o.pipe.RecordingsDir = c.String("recordings")
 	o.pipe.HostBudget = gib(c.Float64("host-budget"))
 	o.pipe.DeviceBudget = gib(c.Float64("device-budget"))
-	o.deviceBudget = c.IsSet("device-budget")
 	switch {
 	case o.proofs < 1:
 		return o, fmt.Errorf("bench: --proofs %d < 1", o.proofs)
@@ -214,15 +212,12 @@ func runBench(ctx context.Context, w io.Writer, o benchOptions) error {
 	}
 	pr.printf("backend: %s", desc)
 	pr.printf("parameters: INSECURE benchmark keys (toxic waste derived from the circuit id, known to anyone; made in memory, never written); proofs verify only against them")
-	var gpus []deviceMemory
+	var gpus []backend.MemoryReporter
 	if isGPU {
 		for _, b := range bes {
-			if m, ok := b.(deviceMemory); ok {
+			if m, ok := b.(backend.MemoryReporter); ok {
 				gpus = append(gpus, m)
 			}
-		}
-		if !o.deviceBudget {
-			o.pipe.DeviceBudget = deviceBudgetOf(bes)
 		}
 	}
 	mon := newMemMonitor(gpus, o.poll)
@@ -230,23 +225,6 @@ func runBench(ctx context.Context, w io.Writer, o benchOptions) error {
 	run := &benchRun{o: o, pr: pr, mon: mon, backends: bes, desc: desc, isGPU: isGPU, closeBackends: closeBackends}
 	run.res.Setup.Backend = seconds(backendOpen)
 	return run.do(ctx)
-}
-
-// deviceBudgetOf is the smallest GPU's memory minus 2 GiB of headroom (CUDA context,
-// library scratch outside the pipeline's accounting).
-func deviceBudgetOf(bes []backend.Backend) int64 {
-	var budget int64
-	for _, b := range bes {
-		g, ok := b.(*gpu.Backend)
-		if !ok {
-			continue
-		}
-		total := int64(g.Device().TotalMem) - 2<<30
-		if budget == 0 || total < budget {
-			budget = total
-		}
-	}
-	return max(budget, 0)
 }
 
 func sizeLabel(size uint64) string {

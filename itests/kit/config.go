@@ -35,10 +35,10 @@ func (c daemonTOML) render() string {
 	fmt.Fprintf(&b, "log_level = %q\n", "info")
 	fmt.Fprintf(&b, "shutdown_timeout = %q\n", "20s")
 	fmt.Fprintf(&b, "\n[pipeline]\n")
-	fmt.Fprintf(&b, "HostBudget = %d\n", c.hostBudget)
-	fmt.Fprintf(&b, "SafetyMargin = %d\n", int64(1)<<30)
+	fmt.Fprintf(&b, "host_budget = %d\n", c.hostBudget)
+	fmt.Fprintf(&b, "safety_margin = %d\n", int64(1)<<30)
 	if c.synthWorkers > 0 {
-		fmt.Fprintf(&b, "SynthesisWorkers = %d\n", c.synthWorkers)
+		fmt.Fprintf(&b, "synthesis_workers = %d\n", c.synthWorkers)
 	}
 	if c.cuzkSocket != "" {
 		fmt.Fprintf(&b, "\n[cuzk]\n")

@@ -29,7 +29,7 @@ type DaemonOptions struct {
 	DataDir string
 	// HostMemory is the pipeline's host budget, e.g. "2GiB" (default 6GiB).
 	HostMemory string
-	// SynthesisWorkers sets the pipeline's synthesis workers (0: the daemon's default,
+	// SynthesisWorkers sets the pipeline's synthesis_workers (0: the daemon's default,
 	// a quarter of the CPUs). The load tests pin it to 1 so that a queue forms the same
 	// way on a 16-core GPU host as on a 2-core CI machine.
 	SynthesisWorkers int

@@ -42,9 +42,9 @@ func TestDaemonTOML(t *testing.T) {
 		DevParamDir   string `toml:"dev_param_dir"`
 		Backend       string `toml:"backend"`
 		Pipeline      struct {
-			HostBudget       int64
-			SynthesisWorkers int
-		}
+			HostBudget       int64 `toml:"host_budget"`
+			SynthesisWorkers int   `toml:"synthesis_workers"`
+		} `toml:"pipeline"`
 		Cuzk struct {
 			Enabled bool   `toml:"enabled"`
 			Address string `toml:"address"`
@@ -61,7 +61,7 @@ func TestDaemonTOML(t *testing.T) {
 	if strings.Contains(c.render(), "[cuzk]") {
 		t.Fatal("cuzk section without a socket")
 	}
-	if strings.Contains(c.render(), "SynthesisWorkers") {
+	if strings.Contains(c.render(), "synthesis_workers") {
 		t.Fatal("SynthesisWorkers written without being set (the daemon's default must apply)")
 	}
 }

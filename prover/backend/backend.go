@@ -210,3 +210,10 @@ type PackedShapeEvaluator interface {
 type HostPinner interface {
 	PinHost(v []fr.Element) (unpin func() error, err error)
 }
+
+// MemoryReporter is an optional Backend capability of a backend with memory of its own
+// (a GPU): its free and total bytes now. The pipeline keeps such a device's budget
+// within its total memory.
+type MemoryReporter interface {
+	MemInfo() (free, total uint64, err error)
+}

@@ -3,61 +3,67 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"runtime"
 	"time"
 
 	"github.com/snarkpipe/snarkpipe/prover"
+	"github.com/snarkpipe/snarkpipe/prover/backend"
 )
 
 // Config sets the pipeline's sizes, budgets and policies.
 type Config struct {
 	// HostBudget bounds host memory: resident parameters and recordings plus the pooled
 	// working sets of partitions in flight. 0: physical memory minus SafetyMargin.
-	HostBudget   int64
-	SafetyMargin int64
+	HostBudget   int64 `toml:"host_budget"`
+	SafetyMargin int64 `toml:"safety_margin"`
 	// DeviceBudget bounds each device: resident proving keys plus per-partition device
-	// working sets. 0: the same as the host budget.
-	DeviceBudget int64
+	// working sets. 0: a GPU's memory less DeviceHeadroom (a backend without memory of
+	// its own, the CPU, gets the host budget). A budget above a GPU's memory less the
+	// headroom is cut to that: admitting more than fits would turn the residency policy's
+	// evictions into out-of-memory errors.
+	DeviceBudget int64 `toml:"device_budget"`
 
 	// SynthesisWorkers partitions synthesize at once (each holds one working set).
-	SynthesisWorkers int
+	SynthesisWorkers int `toml:"synthesis_workers"`
 	// CriticalWorkers are synthesis workers, besides SynthesisWorkers, that take only
 	// Critical partitions (Winning PoSt, preloads). A worker holds its partition while it
 	// waits for host memory and while its synthesis runs (seconds for a 32 GiB PoRep
 	// partition), so without them a Winning PoSt can wait for every worker to come free:
 	// 27.9 s in the GPU run of itests' TestLoadMixed with one worker. 0: none.
-	CriticalWorkers int
+	CriticalWorkers int `toml:"critical_workers"`
 	// EvalTasks is the parallelism of one host A·z, B·z, C·z evaluation, or of one
 	// witness packing on the packed pre-compiled path (0: all CPUs).
-	EvalTasks int
+	EvalTasks int `toml:"eval_tasks"`
 	// HandoffDepth is how many synthesized partitions may wait for a device worker.
-	HandoffDepth int
+	HandoffDepth int `toml:"handoff_depth"`
 	// WorkersPerDevice device workers share each backend (one proves while the other
 	// prepares, as cuzk's two workers per GPU).
-	WorkersPerDevice int
+	WorkersPerDevice int `toml:"workers_per_device"`
 	// FinalizeWorkers verify and encode proofs.
-	FinalizeWorkers int
+	FinalizeWorkers int `toml:"finalize_workers"`
 	// MaxBatch > 1 lets a device worker prove up to that many synthesized partitions of
 	// one circuit (from any jobs) in one call, taking them only in priority order;
 	// MaxBatchWait is how long it waits for more when fewer are ready. 1: no batching (the
 	// default: the current backends prove a batch one circuit after the other, so batching
 	// only pays with a backend that shares work across circuits).
-	MaxBatch     int
-	MaxBatchWait time.Duration
+	MaxBatch     int           `toml:"max_batch"`
+	MaxBatchWait time.Duration `toml:"max_batch_wait"`
 
 	// RecordingsDir keeps recorded circuits and capacity hints across restarts ("": in
-	// memory only). It must not be the official parameter directory.
-	RecordingsDir string
+	// memory only). It must not be the official parameter directory. (The daemon sets it
+	// from its top-level recordings_dir: not a key of the [pipeline] section.)
+	RecordingsDir string `toml:"-"`
 	// RecordingsMaxBytes is the disk budget of RecordingsDir (≤ 0: unbounded).
-	RecordingsMaxBytes int64
+	RecordingsMaxBytes int64 `toml:"recordings_max_bytes"`
 
 	// Pinned circuits are never evicted once loaded (small SRS such as Winning PoSt).
-	Pinned []prover.CircuitID
+	Pinned []prover.CircuitID `toml:"pinned"`
 
 	// IdempotencyTTL is how long a succeeded job stays returned for its key.
-	IdempotencyTTL time.Duration
+	IdempotencyTTL time.Duration `toml:"idempotency_ttl"`
 	// TraceEvents is the capacity of the timeline ring buffer (0: no timeline).
-	TraceEvents int
+	TraceEvents int `toml:"trace_events"`
 }
 
 // DefaultConfig sizes the pipeline for this machine.
@@ -96,6 +102,36 @@ func (c Config) Validate() error {
 	check(c.IdempotencyTTL >= 0, "IdempotencyTTL %v < 0", c.IdempotencyTTL)
 	check(c.TraceEvents >= 0, "TraceEvents %d < 0", c.TraceEvents)
 	return errors.Join(errs...)
+}
+
+// DeviceHeadroom is the part of a GPU's memory outside every device budget: the CUDA
+// context and the library's scratch, which the pipeline does not account.
+const DeviceHeadroom = 2 << 30
+
+// deviceBudget resolves the budget of the device served by be (see DeviceBudget).
+func (c Config) deviceBudget(be backend.Backend, hostBudget int64, log *slog.Logger) (int64, error) {
+	configured := hostBudget
+	if c.DeviceBudget > 0 {
+		configured = c.DeviceBudget
+	}
+	mr, ok := be.(backend.MemoryReporter)
+	if !ok {
+		return configured, nil
+	}
+	_, total, err := mr.MemInfo()
+	if err != nil {
+		// (the host emulation of the CUDA library has no memory figures)
+		log.Warn("pipeline: device memory unknown; its budget is the configured one", "device", be.Name(), "budget", configured, "err", err)
+		return configured, nil
+	}
+	if total <= DeviceHeadroom {
+		return 0, fmt.Errorf("pipeline: %s has %d bytes of memory, not more than the %d bytes of headroom", be.Name(), total, int64(DeviceHeadroom))
+	}
+	usable := int64(total - DeviceHeadroom)
+	if c.DeviceBudget > 0 && c.DeviceBudget < usable {
+		return c.DeviceBudget, nil
+	}
+	return usable, nil
 }
 
 // hostBudget resolves the automatic host budget.

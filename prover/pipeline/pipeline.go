@@ -113,9 +113,9 @@ func New(cfg Config, deps Deps) (*Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	devCap := cfg.DeviceBudget
-	if devCap == 0 {
-		devCap = hostCap
+	logger := deps.Logger
+	if logger == nil {
+		logger = slog.Default()
 	}
 	p := &Pipeline{
 		cfg: cfg, deps: deps,
@@ -131,6 +131,10 @@ func New(cfg Config, deps Deps) (*Pipeline, error) {
 	}
 	p.host = newArena("host", hostCap, p.freer, cfg.Pinned)
 	for i, be := range deps.Backends {
+		devCap, err := cfg.deviceBudget(be, hostCap, logger)
+		if err != nil {
+			return nil, err
+		}
 		d := &device{index: i, backend: be, caps: capsOf(be), arena: newArena(fmt.Sprintf("device%d", i), devCap, p.freer, cfg.Pinned)}
 		p.devices = append(p.devices, d)
 		if pn, ok := be.(backend.HostPinner); ok && p.pinner == nil && d.caps.resident {
@@ -153,10 +157,6 @@ func New(cfg Config, deps Deps) (*Pipeline, error) {
 		return nil, err
 	}
 	p.circuits.metrics = p.metrics
-	logger := deps.Logger
-	if logger == nil {
-		logger = slog.Default()
-	}
 	// Started here, as the freer is: Preload and Evict work before Start, and an
 	// eviction's release waits for its circuit's pending save.
 	p.circuits.log = logger
