@@ -80,6 +80,8 @@ type partRow struct {
 	Pin       float64 `json:"pin_s"`       // page-locking a new slot (part of load; waits for the device's lock)
 	Witness   float64 `json:"witness_s"`   // witness fill (+ bit-packing)
 	Handoff   float64 `json:"handoff_s"`
+	DevWait   float64 `json:"device_wait_s"` // inside the device call: waiting for the device (other proofs on its stream)
+	Buffers   float64 `json:"buffers_s"`     // inside the device call: checking out (first: allocating) the proof's device vectors
 	Upload    float64 `json:"upload_s"`
 	Az        float64 `json:"az_s"` // A·z, B·z, C·z (device, or host inside synthesis)
 	Quotient  float64 `json:"quotient_s"`
@@ -123,6 +125,7 @@ func partitionRows(proof, request int, job string, ts []pipeline.PartitionTiming
 		}
 		if rt := t.Resident; rt.Total > 0 {
 			r.Resident = true
+			r.DevWait, r.Buffers = seconds(rt.Wait), seconds(rt.Buffers)
 			r.Upload, r.Az, r.Quotient = seconds(rt.Upload), seconds(rt.Eval), seconds(rt.Quotient)
 			r.MSMH, r.MSML, r.MSMA, r.MSMB1, r.MSMB2 = seconds(rt.MSMH), seconds(rt.MSML), seconds(rt.MSMA), seconds(rt.MSMB1), seconds(rt.MSMB2)
 			r.Assemble = seconds(rt.Assemble)
@@ -168,27 +171,30 @@ func (r *benchResult) summarize() {
 	}
 }
 
-// tableColumns are the per-partition table's columns after the identifying ones.
+// tableColumns are the per-partition table's columns after the identifying ones; field
+// points into a row, so that the mean row is built from the same list.
 var tableColumns = []struct {
-	name string
-	val  func(*partRow) float64
+	name  string
+	field func(*partRow) *float64
 }{
-	{"queue", func(r *partRow) float64 { return r.Queue }},
-	{"load", func(r *partRow) float64 { return r.Load }},
-	{"witness", func(r *partRow) float64 { return r.Witness }},
-	{"handoff", func(r *partRow) float64 { return r.Handoff }},
-	{"upload", func(r *partRow) float64 { return r.Upload }},
-	{"A·z", func(r *partRow) float64 { return r.Az }},
-	{"quotient", func(r *partRow) float64 { return r.Quotient }},
-	{"msm H", func(r *partRow) float64 { return r.MSMH }},
-	{"msm L", func(r *partRow) float64 { return r.MSML }},
-	{"msm A", func(r *partRow) float64 { return r.MSMA }},
-	{"msm B1", func(r *partRow) float64 { return r.MSMB1 }},
-	{"msm B2", func(r *partRow) float64 { return r.MSMB2 }},
-	{"assemble", func(r *partRow) float64 { return r.Assemble }},
-	{"device", func(r *partRow) float64 { return r.Device }},
-	{"verify", func(r *partRow) float64 { return r.Verify }},
-	{"total", func(r *partRow) float64 { return r.Total }},
+	{"queue", func(r *partRow) *float64 { return &r.Queue }},
+	{"load", func(r *partRow) *float64 { return &r.Load }},
+	{"witness", func(r *partRow) *float64 { return &r.Witness }},
+	{"handoff", func(r *partRow) *float64 { return &r.Handoff }},
+	{"dev wait", func(r *partRow) *float64 { return &r.DevWait }},
+	{"buffers", func(r *partRow) *float64 { return &r.Buffers }},
+	{"upload", func(r *partRow) *float64 { return &r.Upload }},
+	{"A·z", func(r *partRow) *float64 { return &r.Az }},
+	{"quotient", func(r *partRow) *float64 { return &r.Quotient }},
+	{"msm H", func(r *partRow) *float64 { return &r.MSMH }},
+	{"msm L", func(r *partRow) *float64 { return &r.MSML }},
+	{"msm A", func(r *partRow) *float64 { return &r.MSMA }},
+	{"msm B1", func(r *partRow) *float64 { return &r.MSMB1 }},
+	{"msm B2", func(r *partRow) *float64 { return &r.MSMB2 }},
+	{"assemble", func(r *partRow) *float64 { return &r.Assemble }},
+	{"device", func(r *partRow) *float64 { return &r.Device }},
+	{"verify", func(r *partRow) *float64 { return &r.Verify }},
+	{"total", func(r *partRow) *float64 { return &r.Total }},
 }
 
 // writeTable prints the per-partition table (seconds), a mean row over the partitions of
@@ -206,14 +212,14 @@ func (r *benchResult) writeTable(w io.Writer) {
 		row := &r.Rows[i]
 		cells := []string{fmt.Sprint(row.Proof), fmt.Sprint(row.Request), fmt.Sprint(row.Partition), row.Worker}
 		for _, c := range tableColumns {
-			cells = append(cells, fmt.Sprintf("%.3f", c.val(row)))
+			cells = append(cells, fmt.Sprintf("%.3f", *c.field(row)))
 		}
 		fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t")
 	}
 	if mean, label, ok := r.meanRow(); ok {
 		cells := []string{"mean", "", "", label}
 		for _, c := range tableColumns {
-			cells = append(cells, fmt.Sprintf("%.3f", c.val(&mean)))
+			cells = append(cells, fmt.Sprintf("%.3f", *c.field(&mean)))
 		}
 		fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t")
 	}
@@ -248,18 +254,13 @@ func (r *benchResult) meanRow() (partRow, string, bool) {
 	if r.Proofs == 1 {
 		label = "all"
 	}
-	vals := make([]float64, len(tableColumns))
-	for _, row := range sel {
-		for j, c := range tableColumns {
-			vals[j] += c.val(row)
+	var m partRow
+	for _, c := range tableColumns {
+		var sum float64
+		for _, row := range sel {
+			sum += *c.field(row)
 		}
-	}
-	n := float64(len(sel))
-	m := partRow{
-		Queue: vals[0] / n, Load: vals[1] / n, Witness: vals[2] / n, Handoff: vals[3] / n, Upload: vals[4] / n,
-		Az: vals[5] / n, Quotient: vals[6] / n, MSMH: vals[7] / n, MSML: vals[8] / n, MSMA: vals[9] / n,
-		MSMB1: vals[10] / n, MSMB2: vals[11] / n, Assemble: vals[12] / n, Device: vals[13] / n, Verify: vals[14] / n,
-		Total: vals[15] / n,
+		*c.field(&m) = sum / float64(len(sel))
 	}
 	return m, label, true
 }

@@ -24,7 +24,8 @@ func TestBenchSummary(t *testing.T) {
 		t.Fatalf("proof rows not in proof order: %+v", r.ProofRows)
 	}
 	var out bytes.Buffer
-	r.Rows = []partRow{{Proof: 1, Total: 10}, {Proof: 2, Total: 4, Device: 2}, {Proof: 3, Total: 6, Device: 4}}
+	r.Rows = []partRow{{Proof: 1, Total: 10}, {Proof: 2, Total: 4, Device: 2, DevWait: 1, Upload: 0.5},
+		{Proof: 3, Total: 6, Device: 4, Buffers: 3, Upload: 0.25}}
 	r.writeTable(&out)
 	for _, want := range []string{"proofs verified       3 of 4", "4.000 s per proof", "900.0 proofs/hour", "proofs 2+"} {
 		if !strings.Contains(out.String(), want) {
@@ -32,7 +33,8 @@ func TestBenchSummary(t *testing.T) {
 		}
 	}
 	mean, _, _ := r.meanRow()
-	if mean.Total != 5 || mean.Device != 3 {
-		t.Errorf("mean row over proofs 2+: total %v, device %v; want 5, 3", mean.Total, mean.Device)
+	if mean.Total != 5 || mean.Device != 3 || mean.DevWait != 0.5 || mean.Buffers != 1.5 || mean.Upload != 0.375 {
+		t.Errorf("mean row over proofs 2+: total %v, device %v, wait %v, buffers %v, upload %v; want 5, 3, 0.5, 1.5, 0.375",
+			mean.Total, mean.Device, mean.DevWait, mean.Buffers, mean.Upload)
 	}
 }

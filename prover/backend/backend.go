@@ -83,9 +83,13 @@ type ResidentResults struct {
 	Timings     ResidentTimings
 }
 
-// ResidentTimings is where one proof's device time went, stage by stage (the stages run
-// one after the other on one stream, so they add up to Total).
+// ResidentTimings is where one proof's device time went, stage by stage. Total is the
+// call end to end: Wait for the device (proofs of other callers on the same stream),
+// Buffers to check out the proof's device vectors (allocated by a shape's first proofs,
+// with any trim and retry after an out-of-memory), then the stages, which run one after
+// the other on one stream.
 type ResidentTimings struct {
+	Wait, Buffers                                                 time.Duration
 	Upload, Eval, Quotient, MSMH, MSML, MSMA, MSMB1, MSMB2, Total time.Duration
 }
 

@@ -83,14 +83,19 @@ func (b *Backend) withProof(s backend.ResidentShape, inputs, aux []fr.Element, f
 	if err := checkAssignment(rs, inputs, aux); err != nil {
 		return err
 	}
-	return b.onPool(rs, func(ctx cuda.Ctx, p *proofBufs) error { return f(ctx, rs, p) })
+	return b.onPool(rs, nil, func(ctx cuda.Ctx, p *proofBufs) error { return f(ctx, rs, p) })
 }
 
 // onPool runs f on a proof stream (streams.go) with a set of the shape's pooled proof
 // buffers, and once more after a trim if the device ran out of memory (f rewrites
-// everything it reads).
-func (b *Backend) onPool(rs *residentShape, f func(ctx cuda.Ctx, p *proofBufs) error) error {
+// everything it reads). tm, when set, receives the wait for the stream and the time
+// spent checking out buffers.
+func (b *Backend) onPool(rs *residentShape, tm *backend.ResidentTimings, f func(ctx cuda.Ctx, p *proofBufs) error) error {
+	called := time.Now()
 	return b.onStream(func(ctx cuda.Ctx) error {
+		if tm != nil {
+			tm.Wait = time.Since(called)
+		}
 		if err := rs.open(); err != nil {
 			return err
 		}
@@ -98,7 +103,11 @@ func (b *Backend) onPool(rs *residentShape, f func(ctx cuda.Ctx, p *proofBufs) e
 			b.hooks.proofHeld()
 		}
 		return b.retryOnOOM(ctx, rs, func() error {
+			t := time.Now()
 			p, err := b.checkout(ctx, rs)
+			if tm != nil {
+				tm.Buffers += time.Since(t)
+			}
 			if err != nil {
 				return err
 			}
@@ -230,7 +239,7 @@ func (b *Backend) proveResident(rs *residentShape, k backend.ResidentKey, upload
 		return res, err
 	}
 	start := time.Now()
-	err = b.onPool(rs, func(ctx cuda.Ctx, p *proofBufs) error {
+	err = b.onPool(rs, &res.Timings, func(ctx cuda.Ctx, p *proofBufs) error {
 		return b.proveSteps(ctx, rs, p, kb, upload, &res)
 	})
 	res.Timings.Total = time.Since(start)

@@ -165,10 +165,16 @@ func TestResidentProofMatchesCPU(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("%s: resident proof %v (upload %v, eval %v, quotient %v, H %v, L %v, A %v, B1 %v, B2 %v, assemble %v)",
-			c.ID(), tm.Total, tm.Upload, tm.Eval, tm.Quotient, tm.MSMH, tm.MSML, tm.MSMA, tm.MSMB1, tm.MSMB2, tm.Assemble)
+		t.Logf("%s: resident proof %v (wait %v, buffers %v, upload %v, eval %v, quotient %v, H %v, L %v, A %v, B1 %v, B2 %v, assemble %v)",
+			c.ID(), tm.Total, tm.Wait, tm.Buffers, tm.Upload, tm.Eval, tm.Quotient, tm.MSMH, tm.MSML, tm.MSMA, tm.MSMB1, tm.MSMB2, tm.Assemble)
 		if got.Bytes() != want.Bytes() {
 			t.Fatalf("%s: resident GPU proof differs from the CPU proof for the same (r, s)", c.ID())
+		}
+		// The first proof of a shape allocates its buffers; wait, buffers and stages are
+		// disjoint parts of the call.
+		stages := tm.Upload + tm.Eval + tm.Quotient + tm.MSMH + tm.MSML + tm.MSMA + tm.MSMB1 + tm.MSMB2
+		if tm.Buffers <= 0 || tm.Wait < 0 || tm.Wait+tm.Buffers+stages > tm.Total {
+			t.Errorf("%s: timings do not add up: wait %v + buffers %v + stages %v against total %v", c.ID(), tm.Wait, tm.Buffers, stages, tm.Total)
 		}
 		if err := params.VK.Verify(&got, w.Inputs[1:]); err != nil {
 			t.Fatalf("%s: resident GPU proof does not verify: %v", c.ID(), err)
