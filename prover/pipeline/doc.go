@@ -9,15 +9,19 @@
 //
 //	run queue (priority, then job age, then partition index)
 //	  → synthesis pool: prepare the circuit id, admit on the host, witness fill,
-//	    then A·z B·z C·z on the host, or (pre-compiled path) nothing or bit-packing
-//	  → bounded hand-off (same order)
+//	    then A·z B·z C·z on the host, or (pre-compiled path) nothing or bit-packing;
+//	    SynthesisWorkers take any partition, CriticalWorkers only Critical ones
+//	  → bounded hand-off (same order; Critical partitions pass the bound)
 //	  → device workers (WorkersPerDevice per backend): admit on the device, prove
 //	  → finalize: verify against the verifying key, complete the partition
 //
 // A queued partition of a higher priority is always taken before any queued partition of
 // a lower one, at every stage; work already running is not interrupted. A synthesis worker
 // that finds the hand-off full queues its partition at once and then waits, so it keeps
-// its place in that order.
+// its place in that order. A worker holds its partition through the host admission and
+// the witness (seconds at 32 GiB), so the critical workers exist for Winning PoSt: it
+// must not wait for every worker to finish a C2 partition, nor for a device worker to
+// take one from a full hand-off.
 //
 // Cross-job batching (Config.MaxBatch > 1, off by default): a device worker proves the
 // partitions of one resident circuit that are next in the hand-off, from any jobs, in one
