@@ -20,6 +20,7 @@ type circuitState struct {
 	key    srs.RecordingKey
 	shape  *r1cs.Shape
 	params *groth16.Params // nil when keys are made on the devices (Deps.Keys)
+	unpin  []func() error  // page-locks on params (Config.PinKeys), released before params
 	// saved is closed when the background save of a recording made by this process is
 	// done; nil when the recording came from the store or is kept in memory only.
 	saved <-chan struct{}
@@ -32,6 +33,10 @@ func (st *circuitState) close() {
 	if st.saved != nil {
 		<-st.saved
 	}
+	for _, u := range st.unpin {
+		_ = u() // a failed unpin leaves a registration behind, not a fault: the memory goes next
+	}
+	st.unpin = nil
 	if st.params != nil {
 		st.params.Close()
 	}
@@ -289,6 +294,9 @@ func (p *Pipeline) loadHost(ctx context.Context, c prover.Circuit, hint Hint) (*
 	if p.deps.Keys == nil {
 		if st.params, err = p.deps.Params.Params(ctx, c.ID(), shape); err != nil {
 			return nil, fmt.Errorf("pipeline: parameters of %s: %w", c.ID(), err)
+		}
+		if p.cfg.PinKeys {
+			st.unpin = p.pinKeys(c.ID(), st.params)
 		}
 	} // else each device makes its key from the shape
 	if held.unsaved {

@@ -57,6 +57,14 @@ type Config struct {
 	// RecordingsMaxBytes is the disk budget of RecordingsDir (≤ 0: unbounded).
 	RecordingsMaxBytes int64 `toml:"recordings_max_bytes"`
 
+	// PinKeys page-locks the host copy of each circuit's proving key (its parameters) once
+	// loaded, through the GPU backend, so that loading the key onto a GPU (at first use
+	// and after every eviction: the residency swaps) copies at full bus speed instead of
+	// through the driver's pageable staging. Costs the page-locking time at each host
+	// load and nothing in memory (the host copy is resident anyway). Off by default until
+	// measured: at 32 GiB a Window PoSt key took 16 s to load from pageable memory.
+	PinKeys bool `toml:"pin_keys"`
+
 	// Pinned circuits are never evicted once loaded (small SRS such as Winning PoSt).
 	Pinned []prover.CircuitID `toml:"pinned"`
 

@@ -16,6 +16,7 @@ type metrics struct {
 	// recordingSaves counts background saves of new recordings (ok, failed).
 	recordingSaves *prometheus.CounterVec
 	pins           *prometheus.CounterVec // outcome
+	keyPins        *prometheus.CounterVec // outcome
 }
 
 func newMetrics(reg prometheus.Registerer, p *Pipeline) (*metrics, error) {
@@ -45,8 +46,11 @@ func newMetrics(reg prometheus.Registerer, p *Pipeline) (*metrics, error) {
 		pins: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "snarkpipe_pipeline_slot_pins_total", Help: "Working-set slots page-locked for uploads (ok, or failed: uploaded from pageable memory).",
 		}, []string{"outcome"}),
+		keyPins: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "snarkpipe_pipeline_key_pins_total", Help: "Proving-key vectors page-locked on the host (pin_keys): ok, or failed (loaded from pageable memory).",
+		}, []string{"outcome"}),
 	}
-	collectors := []prometheus.Collector{m.jobs, m.partitions, m.stage, m.srsLoads, m.srsLoad, m.recordings, m.recordingSaves, m.pins,
+	collectors := []prometheus.Collector{m.jobs, m.partitions, m.stage, m.srsLoads, m.srsLoad, m.recordings, m.recordingSaves, m.pins, m.keyPins,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "snarkpipe_pipeline_queued_partitions", Help: "Partitions waiting for synthesis.",
 		}, func() float64 { return float64(p.runq.len()) }),

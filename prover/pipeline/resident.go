@@ -4,8 +4,11 @@ import (
 	"runtime"
 	"sync"
 	"time"
+	"unsafe"
 
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/snarkpipe/snarkpipe/prover"
 	"github.com/snarkpipe/snarkpipe/prover/backend"
 	"github.com/snarkpipe/snarkpipe/prover/groth16"
 )
@@ -40,6 +43,42 @@ func (p *Pipeline) pinSlot(part *partition) {
 	p.metrics.pins.WithLabelValues("ok").Inc()
 	sl.unpin = unpin
 	p.trace.span("pin slot", part.worker, t, t.Add(part.t.Pin), part)
+}
+
+// pinKeys page-locks the point vectors of params through the pipeline's pinner
+// (Config.PinKeys) and returns their unpins. A vector that cannot be pinned is left
+// pageable (its loads are slower, nothing fails); pinning stops at the first failure.
+func (p *Pipeline) pinKeys(id prover.CircuitID, params *groth16.Params) []func() error {
+	if p.pinner == nil {
+		return nil
+	}
+	var unpins []func() error
+	t := time.Now()
+	for _, v := range [][]fr.Element{frView(params.H), frView(params.L), frView(params.A), frView(params.BG1), frView(params.BG2)} {
+		if len(v) == 0 {
+			continue
+		}
+		unpin, err := p.pinner.PinHost(v)
+		if err != nil || unpin == nil {
+			p.metrics.keyPins.WithLabelValues("failed").Inc()
+			p.circuits.log.Warn("pipeline: page-locking a proving key failed; it loads from pageable memory", "circuit", id, "err", err)
+			break
+		}
+		p.metrics.keyPins.WithLabelValues("ok").Inc()
+		unpins = append(unpins, unpin)
+	}
+	p.circuits.log.Info("pipeline: proving key page-locked", "circuit", id, "vectors", len(unpins), "seconds", time.Since(t).Seconds())
+	return unpins
+}
+
+// frView is v's memory seen as field elements (points are whole multiples of 32 bytes:
+// 96 for G1, 192 for G2), for the pinner, which only takes the range.
+func frView[T bls.G1Affine | bls.G2Affine](v []T) []fr.Element {
+	if len(v) == 0 {
+		return nil
+	}
+	var zero T
+	return unsafe.Slice((*fr.Element)(unsafe.Pointer(&v[0])), len(v)*int(unsafe.Sizeof(zero))/int(unsafe.Sizeof(fr.Element{})))
 }
 
 // prepareUpload turns the filled z into what the device workers take: the row

@@ -308,3 +308,47 @@ func TestKeySourceMismatchRefused(t *testing.T) {
 		t.Fatalf("device after a failed key load: %+v", s.Devices[0])
 	}
 }
+
+// TestPinKeysPinsHostParams: with PinKeys the host copy of a circuit's proving key is
+// page-locked through the backend once per host load (one pin per non-empty point vector,
+// besides the slot's), and unpinned when the circuit leaves the host; without it only
+// slots are pinned.
+func TestPinKeysPinsHostParams(t *testing.T) {
+	c := bitsJob(0).Circuits[0]
+	params, err := srs.Dev{Cache: srstest.Cache(t)}.Params(context.Background(), c.ID(), recordShape(t, c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vectors := 0
+	for _, n := range []int{len(params.H), len(params.L), len(params.A), len(params.BG1), len(params.BG2)} {
+		if n > 0 {
+			vectors++
+		}
+	}
+	params.Close()
+	for _, pinKeys := range []bool{false, true} {
+		d := newResidentDouble(t)
+		cfg := testConfig()
+		cfg.SynthesisWorkers, cfg.CriticalWorkers, cfg.PinKeys = 1, 0, pinKeys
+		p := newPipelineOn(t, cfg, Deps{Backends: []backend.Backend{packedDouble{d}}}, nil)
+		await(t, submit(t, p, bitsJob(5)))
+		pins, _, _, _, _, _, _ := d.counts()
+		want := 1 // the slot
+		if pinKeys {
+			want += vectors
+		}
+		if pins != want {
+			t.Fatalf("pin_keys %v: %d pins, want %d (one slot, %d key vectors)", pinKeys, pins, want, vectors)
+		}
+		if ok, err := p.Evict(c.ID()); !ok || err != nil {
+			t.Fatalf("Evict: %v %v", ok, err)
+		}
+		if pinKeys {
+			waitFor(t, "key vectors unpinned", func() bool { _, unpins, _, _, _, _, _ := d.counts(); return unpins >= vectors })
+		}
+		p.Close()
+		if pins, unpins, _, _, _, _, _ := d.counts(); pins != unpins {
+			t.Fatalf("pin_keys %v: %d pins, %d unpins after Close", pinKeys, pins, unpins)
+		}
+	}
+}
