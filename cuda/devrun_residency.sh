@@ -5,7 +5,8 @@
 #   here:  CGO_ENABLED=0 go build -ldflags='-s -w' -o devrun/res/snarkpipe ./cmd/snarkpipe
 #   call 1: PHASE=record bash cuda/devrun_residency.sh    (carry devrun/res; ~6 min)
 #   call 2: PHASE=measure bash cuda/devrun_residency.sh   (same binary: the recordings'
-#           keys are trusted, so no synthesis is repeated; ~6 min)
+#           keys are trusted, so no synthesis is repeated; ~7 min; PINKEYS=1 page-locks
+#           the host keys, PROOFS=N sets the 32 GiB proofs, default 4)
 # record builds the library and records both circuits into /tmp/rec (one proof each, keys
 # made on the GPUs). measure runs 32 GiB C2 proofs on GPU 0 with host keys made on GPU 1
 # and a Window PoSt partition arriving after the first proof (a swap: both keys do not fit
@@ -45,7 +46,9 @@ PY
   el "recorded"
   ;;
 measure)
-  run swap32g 420 porep --size 32GiB --proofs 4 --window-during --host-keys --device 0 --key-device 1
+  # PINKEYS=1: the host keys page-locked (pipeline pin_keys), so the swap's key loads skip
+  # the pageable staging (16 s for the Window key in the first measurement).
+  run swap32g 420 porep --size 32GiB --proofs ${PROOFS:-4} --window-during --host-keys --device 0 --key-device 1 ${PINKEYS:+--pin-keys}
   run noswap512m 120 porep --size 512MiB --proofs 4 --window-during --host-keys --device 0 --key-device 1
   ;;
 esac
