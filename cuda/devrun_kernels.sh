@@ -5,7 +5,11 @@
 # against A, benchmark both, profile one 2^27 G1 MSM, and print a short table last. Full
 # logs under $OUT. Environment knobs (TOTAL, TESTS, G1TA, ...) are read below.
 set -u
-O=${OUT:-/tmp/kern_out}
+# Logs go to a folder that is bundled into one file at exit: the device tool returns
+# only a few files from $OUT.
+OUTDIR=${OUT:-/tmp/kern_out}
+O=$OUTDIR/k
+trap 'tar -czf "$OUTDIR/kern_logs.tgz" -C "$OUTDIR" k && rm -rf "$O"' EXIT
 mkdir -p "$O"
 ROOT=$(pwd)
 T0=$(date +%s)

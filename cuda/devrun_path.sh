@@ -12,7 +12,11 @@
 # the GPU-vs-CPU proof byte equality on Filecoin circuits, and one snarkpipe bench; full
 # logs under $OUT, a short summary last.
 set -u
-O=${OUT:-/tmp/path_out}
+# Logs go to a folder that is bundled into one file at exit: the device tool returns
+# only a few files from $OUT.
+OUTDIR=${OUT:-/tmp/path_out}
+O=$OUTDIR/p
+trap 'tar -czf "$OUTDIR/path_logs.tgz" -C "$OUTDIR" p && rm -rf "$O"' EXIT
 B=devrun/path
 mkdir -p "$O"
 T0=$(date +%s)
@@ -43,5 +47,3 @@ if [ "${ITESTS:-0}" != 0 ]; then
   grep -E -- '--- (FAIL|PASS): TestDaemonProvesOnGPUWhenPresent' "$O/itests.txt"
   grep -B25 -- '^--- FAIL' "$O/itests.txt" | cut -c1-300 | tail -60  # a failure's log, in the output
 fi
-# The device tool returns at most a few files from $OUT: bundle the logs into one.
-tar -czf "$O/logs.tgz" -C "$O" --exclude logs.tgz . 2>/dev/null

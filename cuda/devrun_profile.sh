@@ -56,7 +56,7 @@ for k, v in sorted(tot.items(), key=lambda kv: -kv[1]):
     print(f"{v:9.2f} ms {cnt[k]:4d}x {k} {info.get(k, '')}")
 print(f"{sum(tot.values()):9.2f} ms total")
 PY
-cd "$O" && tar -czf prof.tgz prof
+cd "$O" && tar -czf prof.tgz prof && trap 'rm -rf "$O/prof"' EXIT  # one file back (the tool returns few)
 echo "=== msm kernel times (first launches of the 2^27 G1 bench)"
 head -20 "$O/prof/msm_times.txt"
 for r in ntt ntt8 msm; do
