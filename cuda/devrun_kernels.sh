@@ -26,9 +26,12 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.g
 cat "$O/smi.txt"
 nvcc --version | tail -2
 el "build A and B in parallel"
-(SP_BUILD_DIR=$ROOT/cuda/build SP_UNITS="${UNITS_A:-context fr g1 g2}" timeout ${BUILD_TO:-170} sh cuda/build.sh >"$O/buildA.log" 2>&1; echo $? >"$O/buildA.rc") &
+# FLAGS_A: nvcc flags of the candidate (e.g. -DSP_FP2_LAZY=1); FLAGS_B those of the
+# comparison build (default: the previous product, no MSM variants; "" for the default
+# sources, so that A − B is what FLAGS_A changes).
+(SP_BUILD_DIR=$ROOT/cuda/build SP_UNITS="${UNITS_A:-context fr g1 g2}" timeout ${BUILD_TO:-170} sh cuda/build.sh ${FLAGS_A:-} >"$O/buildA.log" 2>&1; echo $? >"$O/buildA.rc") &
 (SP_BUILD_DIR=$ROOT/cuda/build/fullcarry SP_UNITS="context fr g1 g2" timeout ${BUILD_TO:-170} sh cuda/build.sh \
-  -DSP_MUL_FULL_CARRY -DSP_NO_MSM_VARIANTS >"$O/buildB.log" 2>&1; echo $? >"$O/buildB.rc") &
+  ${FLAGS_B--DSP_MUL_FULL_CARRY -DSP_NO_MSM_VARIANTS} >"$O/buildB.log" 2>&1; echo $? >"$O/buildB.rc") &
 wait
 cp cuda/build/resources.txt "$O/resA.txt" 2>/dev/null
 cp cuda/build/fullcarry/resources.txt "$O/resB.txt" 2>/dev/null

@@ -4,7 +4,8 @@
 # GPU tests can check the library's logic without a GPU:
 #   sh cuda/emu/build.sh && go test -short ./prover/backend/gpu/
 # (-fno-strict-aliasing: the kernels read and write points through uint4 vectors, as nvcc
-# allows.) It checks nothing CUDA-specific (PTX carry chains, races, shared memory); the real
+# allows.) SP_EMU_FLAGS adds compiler flags, e.g. SP_EMU_FLAGS=-DSP_FP2_LAZY=1 to check a
+# build variant. It checks nothing CUDA-specific (PTX carry chains, races, shared memory); the real
 # library does that on a GPU host.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,7 +25,7 @@ for p in pathlib.Path(sys.argv[1]).iterdir():
     text = p.read_text().replace('extern __shared__ uint4 smem_raw[];', '')
     p.write_text(launch.sub(repl, text))
 PY
-g++ -std=c++17 -O2 -fno-strict-aliasing -fPIC -shared -DSP_HOST_EMU -Wno-unknown-pragmas -I"$here" -I"$out/src" -include cuda_runtime.h \
+g++ -std=c++17 -O2 -fno-strict-aliasing -fPIC -shared -DSP_HOST_EMU ${SP_EMU_FLAGS:-} -Wno-unknown-pragmas -I"$here" -I"$out/src" -include cuda_runtime.h \
   "$out/src/context.cpp" "$out/src/fr.cpp" "$out/src/g1.cpp" "$out/src/g2.cpp" "$out/src/spmv.cpp" "$out/src/setup.cpp" "$out/src/host.cpp" \
   "$here/host_registry.cpp" -o "$out/libsnarkpipe_cuda.so"
 echo "built $out/libsnarkpipe_cuda.so (host emulation)"
