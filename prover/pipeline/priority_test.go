@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -8,20 +9,35 @@ import (
 )
 
 // A Critical job submitted behind a queue of Normal jobs starts its synthesis before any
-// Normal partition that was still queued when it arrived (asserted from the timestamps).
+// Normal partition that was still queued when it arrived (asserted from the timestamps),
+// whether a critical worker takes it or the regular one.
 func TestCriticalOvertakesQueuedNormalPartitions(t *testing.T) {
+	for _, critical := range []int{1, 0} {
+		t.Run(fmt.Sprintf("critical workers %d", critical), func(t *testing.T) { criticalOvertakes(t, critical) })
+	}
+}
+
+func criticalOvertakes(t *testing.T, criticalWorkers int) {
 	cfg := testConfig()
-	cfg.SynthesisWorkers = 1
+	cfg.SynthesisWorkers, cfg.CriticalWorkers = 1, criticalWorkers
 	p := startPipeline(t, cfg)
 	// Warm the circuit so every partition below costs the same.
 	await(t, submit(t, p, JobSpec{Priority: Normal, Circuits: []prover.Circuit{chain(300, 3)}}))
 
+	// The only regular worker is held while the queue is built, so that on a loaded
+	// machine it cannot drain the queue before the critical job arrives.
+	gate, entered := make(chan struct{}), make(chan struct{}, 1)
+	holder := submit(t, p, JobSpec{Kind: "holder", Priority: Normal,
+		Circuits: []prover.Circuit{&blocking{inner: chain(300, 4), gate: gate, entered: entered}}})
+	<-entered
 	var normal []*Job
 	for i := 0; i < 6; i++ {
 		normal = append(normal, submit(t, p, JobSpec{Kind: "normal", Priority: Normal,
 			Circuits: []prover.Circuit{chain(300, uint64(10+i)), chain(300, uint64(20+i))}}))
 	}
 	crit := submit(t, p, JobSpec{Kind: "critical", Priority: Critical, Circuits: []prover.Circuit{chain(300, 99), chain(300, 98)}})
+	close(gate)
+	await(t, holder)
 	critRes := await(t, crit)
 	critStart := critRes.Timings[0].SynthStart
 	for _, tm := range critRes.Timings {
