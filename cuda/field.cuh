@@ -298,6 +298,9 @@ struct alignas(16) Fe {
 
   // redc_wide: T·R^-1 mod p, fully reduced, for T < p·R. The reduction rows of mul_inline
   // on the low half give u = (T_lo + M·p)/R ≤ p; then u + T_hi = (T + M·p)/R < 2p.
+  // (mul_wide and redc_wide repeat mul_inline's two kinds of rows instead of sharing them
+  // with it: mul_inline is the hot product of every kernel and stays as measured until the
+  // lazy product, their only user, has been measured against it; docs/BENCHMARKS.md.)
   static __device__ __forceinline__ Fe redc_wide(const uint32_t (&T)[2 * N]) {
     uint32_t t[N + 1];
 #pragma unroll
