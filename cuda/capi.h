@@ -94,8 +94,7 @@ snarkpipe_status* snarkpipe_g2_batch_add(snarkpipe_ctx* ctx, const void* d_bases
  * (decimation in frequency); 1: bit-reversed input, natural output (decimation in time).
  * flags bits 8..12: log2 of the shared-memory tile (10 or 11; 0 = default), for tuning;
  * bit 13: the legacy kernel (one butterfly per thread per stage), bit 14: no direct
- * twiddle tables, bit 15: the kernel capped at 128 registers, bit 16: the legacy kernel
- * without its shared-memory swizzle, all for comparisons. */
+ * twiddle tables, bit 15: the kernel capped at 128 registers, all for comparisons. */
 snarkpipe_status* snarkpipe_fr_ntt(snarkpipe_ctx* ctx, void* d_data, uint32_t lg_n, const void* h_root,
                                    int32_t flags);
 /* Coset NTT: x[p] *= c·g^p, then snarkpipe_fr_ntt with the same flags; the scaling is

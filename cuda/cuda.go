@@ -377,9 +377,8 @@ func (l *Lib) NTT(c Ctx, data DevPtr, lgN uint32, root unsafe.Pointer, dit bool)
 }
 
 // NTTTile is NTT with the shared-memory tile size forced (log2 10 or 11; 0 = default).
-// Its higher bits select comparison variants (flags bits 13..16 of snarkpipe_fr_ntt).
 func (l *Lib) NTTTile(c Ctx, data DevPtr, lgN uint32, root unsafe.Pointer, dit bool, tileLog int) error {
-	flags := int32(tileLog&0x1ff) << 8
+	flags := int32(tileLog&0xff) << 8
 	if dit {
 		flags |= 1
 	}
@@ -392,7 +391,7 @@ func (l *Lib) NTTCoset(c Ctx, data DevPtr, lgN uint32, root, cst, g unsafe.Point
 	if l.frNTTCoset == nil {
 		return fmt.Errorf("fr_ntt_coset: %w", ErrMissingSymbol)
 	}
-	flags := int32(tileLog&0x1ff) << 8
+	flags := int32(tileLog&0xff) << 8
 	if dit {
 		flags |= 1
 	}

@@ -26,7 +26,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.g
 cat "$O/smi.txt"
 nvcc --version | tail -2
 el "build A and B in parallel"
-# FLAGS_A: nvcc flags of the candidate (e.g. -DSP_FP2_LAZY=1); FLAGS_B those of the
+# FLAGS_A: nvcc flags of the candidate (e.g. -DSP_NTT_RADIX8); FLAGS_B those of the
 # comparison build (default: the previous product, no MSM variants; "" for the default
 # sources, so that A − B is what FLAGS_A changes).
 (SP_BUILD_DIR=$ROOT/cuda/build SP_UNITS="${UNITS_A:-context fr g1 g2}" timeout ${BUILD_TO:-170} sh cuda/build.sh ${FLAGS_A:-} >"$O/buildA.log" 2>&1; echo $? >"$O/buildA.rc") &

@@ -272,62 +272,6 @@ struct alignas(16) Fe {
 
   __device__ __forceinline__ Fe sqr() const { return *this * *this; }
 
-  // mul_wide: the full 2N-limb product a·b, the rows of mul_inline without the reduction
-  // (any a, b below 2^(32N)). With redc_wide, Ext2's lazy product (SP_FP2_LAZY) reduces
-  // once per output component instead of once per product.
-  static __device__ __forceinline__ void mul_wide(const Fe& a, const Fe& b, uint32_t (&T)[2 * N]) {
-    const uint32_t* v = a.v;
-#pragma unroll
-    for (int i = 0; i < 2 * N; i++) T[i] = 0;
-#pragma unroll
-    for (int i = 0; i < N; i++) {
-      const uint32_t bi = b.v[i];
-      // T[i..i+N) += lo(a·b[i]); T[i+N] is still zero (row i−1 reached T[i+N−1]).
-      T[i] = cc::mad_lo_cc(v[0], bi, T[i]);
-#pragma unroll
-      for (int j = 1; j < N; j++) T[i + j] = cc::madc_lo_cc(v[j], bi, T[i + j]);
-      T[i + N] = cc::addc(0, 0);
-      // T[i+1..i+N] += hi(a·b[i]): the sum so far is below a·2^(32(i+1)) < 2^(32(N+i+1)),
-      // so nothing carries out of T[i+N].
-      T[i + 1] = cc::mad_hi_cc(v[0], bi, T[i + 1]);
-#pragma unroll
-      for (int j = 1; j < N - 1; j++) T[i + j + 1] = cc::madc_hi_cc(v[j], bi, T[i + j + 1]);
-      T[i + N] = cc::madc_hi(v[N - 1], bi, T[i + N]);
-    }
-  }
-
-  // redc_wide: T·R^-1 mod p, fully reduced, for T < p·R. The reduction rows of mul_inline
-  // on the low half give u = (T_lo + M·p)/R ≤ p; then u + T_hi = (T + M·p)/R < 2p.
-  // (mul_wide and redc_wide repeat mul_inline's two kinds of rows instead of sharing them
-  // with it: mul_inline is the hot product of every kernel and stays as measured until the
-  // lazy product, their only user, has been measured against it; docs/BENCHMARKS.md.)
-  static __device__ __forceinline__ Fe redc_wide(const uint32_t (&T)[2 * N]) {
-    uint32_t t[N + 1];
-#pragma unroll
-    for (int i = 0; i < N; i++) t[i] = T[i];
-    t[N] = 0;
-#pragma unroll
-    for (int i = 0; i < N; i++) {
-      const uint32_t m = t[0] * P::M0;
-      t[0] = cc::mad_lo_cc(m, P::mod(0), t[0]);
-#pragma unroll
-      for (int j = 1; j < N; j++) t[j] = cc::madc_lo_cc(m, P::mod(j), t[j]);
-      t[N] = cc::addc(t[N], 0);
-      t[1] = cc::mad_hi_cc(m, P::mod(0), t[1]);
-#pragma unroll
-      for (int j = 1; j < N - 1; j++) t[j + 1] = cc::madc_hi_cc(m, P::mod(j), t[j + 1]);
-      t[N] = cc::madc_hi(m, P::mod(N - 1), t[N]);
-#pragma unroll
-      for (int j = 0; j < N; j++) t[j] = t[j + 1];
-      t[N] = 0;
-    }
-    Fe r;
-    r.v[0] = cc::add_cc(t[0], T[N]);
-#pragma unroll
-    for (int j = 1; j < N; j++) r.v[j] = cc::addc_cc(t[j], T[N + j]);
-    return reduce_once(r, cc::addc(0, 0));
-  }
-
   // from_mont returns the canonical value a·R^-1 (Montgomery product with raw 1).
   __device__ __forceinline__ Fe from_mont() const {
     Fe one_raw = zero();
@@ -376,48 +320,14 @@ struct alignas(16) Ext2 {
 
   // Karatsuba: (a0 + a1 u)(b0 + b1 u) = a0b0 - a1b1 + ((a0+a1)(b0+b1) - a0b0 - a1b1) u.
   // The two sums stay unreduced (< 2p): the Fp product accepts them (field.cuh, mul_inline).
-  // Built with -DSP_FP2_LAZY=1 (inline) or =2 (one call per Fp2 product), the products
-  // are reduced lazily (mul_lazy), for measurement.
+  // (A lazy-reduction variant, three 2N-limb products and two reductions instead of
+  // three, measured 21 % slower on the G2 MSM and was removed: docs/BENCHMARKS.md.)
   __device__ __forceinline__ Ext2 operator*(const Ext2& b) const {
     if constexpr (CALL) {
       return mul_call(*this, b);
     } else {
-#if defined(SP_FP2_LAZY) && SP_FP2_LAZY == 2
-      if constexpr (F::N == 12) return mul_lazy_call(*this, b);
-#elif defined(SP_FP2_LAZY)
-      if constexpr (F::N == 12) return mul_lazy(*this, b);
-#endif
       return mul_with<false>(*this, b);
     }
-  }
-
-  // mul_lazy is the Karatsuba product with two Montgomery reductions instead of three
-  // (lazy reduction): the three products stay 2N limbs wide, c1 = s − v0 − v1 = a0·b1 +
-  // a1·b0 < 2p² and c0 = v0 − v1 (+ p·R when negative) are both below p·R, and each is
-  // reduced once (redc_wide). Inputs must be reduced (< p).
-  static __device__ __forceinline__ Ext2 mul_lazy(const Ext2& a, const Ext2& b) {
-    constexpr int N = F::N;
-    uint32_t v0[2 * N], v1[2 * N], s[2 * N];
-    F::mul_wide(a.c0, b.c0, v0);
-    F::mul_wide(a.c1, b.c1, v1);
-    F::mul_wide(a.c0.add_unreduced(a.c1), b.c0.add_unreduced(b.c1), s);  // < 4p² < 2^(64N)
-    wide_sub(s, v0);
-    wide_sub(s, v1);
-    const uint32_t neg = wide_sub(v0, v1);  // all ones when v0 < v1: add p·R (p to the high half)
-    v0[N] = cc::add_cc(v0[N], F::Params::mod(0) & neg);
-#pragma unroll
-    for (int i = 1; i < N; i++) v0[N + i] = cc::addc_cc(v0[N + i], F::Params::mod(i) & neg);
-    return Ext2{F::redc_wide(v0), F::redc_wide(s)};
-  }
-  static __device__ __noinline__ Ext2 mul_lazy_call(const Ext2 a, const Ext2 b) { return mul_lazy(a, b); }
-
-  // wide_sub: x −= y over 2N limbs; returns all ones on a borrow out, else zero.
-  template <int W>
-  static __device__ __forceinline__ uint32_t wide_sub(uint32_t (&x)[W], const uint32_t (&y)[W]) {
-    x[0] = cc::sub_cc(x[0], y[0]);
-#pragma unroll
-    for (int i = 1; i < W; i++) x[i] = cc::subc_cc(x[i], y[i]);
-    return cc::subc(0, 0);
   }
 
   // (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u.

@@ -34,44 +34,16 @@ struct NttLegacyTwiddles {
   const Fr* direct;
 };
 
-// NttTile is ntt_pass's tile in shared memory: element k as two 16-byte halves. A thread
-// reads an element with two 16-byte loads, and a 16-byte load is served eight threads at
-// a time; with elements stored whole, the eight first halves of eight neighbouring
-// elements fall on four of the eight 16-byte bank groups (a two-way conflict on every
-// access: ncu measured 7.6 wavefronts per load request against the ideal 4). SWZ places
-// the halves of elements whose index has bit 2 set the other way round, and swaps bit 2
-// of the index with bit 3 when bit 3 is set (k ^ ((k >> 1) & 4)), so that eight
-// neighbouring elements, and the pairs of the first radix-2 stage (indices 8 apart with 4
-// groups per tile row), reach eight distinct groups. Any bijection of the slots is correct;
-// this one only changes which bank serves what.
-template <bool SWZ>
-struct NttTile {
-  uint4* u;
-  __device__ __forceinline__ uint32_t slot(uint32_t k, uint32_t half) const {
-    if (!SWZ) return 2 * k + half;
-    k ^= (k >> 1) & 4;
-    return 2 * k + (half ^ ((k >> 2) & 1));
-  }
-  __device__ __forceinline__ Fr get(uint32_t k) const {
-    Fr r;
-    uint4* d = reinterpret_cast<uint4*>(&r);
-    d[0] = u[slot(k, 0)];
-    d[1] = u[slot(k, 1)];
-    return r;
-  }
-  __device__ __forceinline__ void put(uint32_t k, const Fr& v) const {
-    const uint4* s = reinterpret_cast<const uint4*>(&v);
-    u[slot(k, 0)] = s[0];
-    u[slot(k, 1)] = s[1];
-  }
-};
-
-template <bool DIT, bool SWZ>
+// The tile holds whole elements. ncu counts a two-way shared-memory bank conflict on its
+// accesses, but a swizzled layout that removed it measured 2 % slower at 2^27 (65.2 against
+// 66.6 ms: the index arithmetic costs more than the conflicts) and was dropped
+// (docs/BENCHMARKS.md, "GPU kernels").
+template <bool DIT>
 static __global__ void ntt_pass(Fr* __restrict__ data, int lg_n, int t, int lg_s, int g_log, NttLegacyTwiddles tws) {
   extern __shared__ uint4 smem_raw[];
-  const NttTile<SWZ> sm{smem_raw};
+  Fr* sm = reinterpret_cast<Fr*>(smem_raw);
   const uint32_t G = 1u << g_log, tile = G << t, half_t = 1u << (t - 1);
-  Fr* W = reinterpret_cast<Fr*>(smem_raw + 2 * size_t(tile));  // W[k] = ω_{2^t}^k
+  Fr* W = sm + tile;  // W[k] = ω_{2^t}^k
   const uint64_t S = uint64_t(1) << lg_s;
   const uint64_t chunks = S >> g_log;
   const uint64_t h = blockIdx.x / chunks;
@@ -82,7 +54,7 @@ static __global__ void ntt_pass(Fr* __restrict__ data, int lg_n, int t, int lg_s
   for (uint32_t k = threadIdx.x; k < half_t; k += blockDim.x) W[k] = load16(tws.Wg + (k << (tws.w_log - t)));
   for (uint32_t k = threadIdx.x; k < tile; k += blockDim.x) {
     const uint32_t gl = k & (G - 1), e = k >> g_log;
-    sm.put(k, *reinterpret_cast<const Fr*>(data + base + uint64_t(e) * S + gl));
+    sm[k] = *reinterpret_cast<const Fr*>(data + base + uint64_t(e) * S + gl);
   }
   __syncthreads();
 
@@ -90,7 +62,7 @@ static __global__ void ntt_pass(Fr* __restrict__ data, int lg_n, int t, int lg_s
   if (DIT && lg_s > 0) {
     for (uint32_t k = threadIdx.x; k < tile; k += blockDim.x) {
       const uint64_t y = (gb + (k & (G - 1))) * bitrev(k >> g_log, t);
-      if (y) sm.put(k, sm.get(k) * (tws.direct ? load16(tws.direct + y) : tw.at(y << tw_shift)));
+      if (y) sm[k] = sm[k] * (tws.direct ? load16(tws.direct + y) : tw.at(y << tw_shift));
     }
     __syncthreads();
   }
@@ -101,19 +73,19 @@ static __global__ void ntt_pass(Fr* __restrict__ data, int lg_n, int t, int lg_s
       if (DIT) {
         const uint32_t half = 1u << u, off = j & (half - 1);
         const uint32_t e0 = ((j >> u) << (u + 1)) | off, e1 = e0 + half;
-        const Fr a = sm.get(e0 * G + gl);
-        Fr b = sm.get(e1 * G + gl);
+        const Fr a = sm[e0 * G + gl];
+        Fr b = sm[e1 * G + gl];
         if (u != 0) b = b * W[off << (t - 1 - u)];  // stage 0 twiddles are all 1
-        sm.put(e0 * G + gl, a + b);
-        sm.put(e1 * G + gl, a - b);
+        sm[e0 * G + gl] = a + b;
+        sm[e1 * G + gl] = a - b;
       } else {
         const int lh = t - 1 - u;
         const uint32_t half = 1u << lh, off = j & (half - 1);
         const uint32_t e0 = ((j >> lh) << (lh + 1)) | off, e1 = e0 + half;
-        const Fr a = sm.get(e0 * G + gl);
-        const Fr b = sm.get(e1 * G + gl);
-        sm.put(e0 * G + gl, a + b);
-        sm.put(e1 * G + gl, (lh != 0) ? (a - b) * W[off << u] : a - b);  // last stage: twiddles are 1
+        const Fr a = sm[e0 * G + gl];
+        const Fr b = sm[e1 * G + gl];
+        sm[e0 * G + gl] = a + b;
+        sm[e1 * G + gl] = (lh != 0) ? (a - b) * W[off << u] : a - b;  // last stage: twiddles are 1
       }
     }
     __syncthreads();
@@ -121,7 +93,7 @@ static __global__ void ntt_pass(Fr* __restrict__ data, int lg_n, int t, int lg_s
 
   for (uint32_t k = threadIdx.x; k < tile; k += blockDim.x) {
     const uint32_t gl = k & (G - 1), e = k >> g_log;
-    Fr v = sm.get(k);
+    Fr v = sm[k];
     if (!DIT && lg_s > 0) {
       const uint64_t y = (gb + gl) * bitrev(e, t);
       if (y) v = v * (tws.direct ? load16(tws.direct + y) : tw.at(y << tw_shift));
@@ -146,7 +118,6 @@ struct NttOptions {
   bool legacy = false;
   bool no_direct_twiddles = false;  // two-table inter-pass twiddles everywhere, both kernels (comparisons)
   bool bounded = false;             // the kernel capped at 128 registers (comparisons)
-  bool no_swizzle = false;          // ntt_pass with whole elements in shared memory (comparisons)
   NttFuse fuse = {};
 };
 
@@ -202,15 +173,8 @@ struct NttStageTable {
   }
 };
 
-template <bool DIT, bool SWZ>
-void ntt_launch_pass(unsigned blocks, uint32_t threads, size_t smem, cudaStream_t s, Fr* data, int lg_n, int t,
-                     int lg_s, int g_log, const NttLegacyTwiddles& tw) {
-  ntt_pass<DIT, SWZ><<<blocks, threads, smem, s>>>(data, lg_n, t, lg_s, g_log, tw);
-  SP_LAUNCHED("ntt_pass");
-}
-
 inline void ntt_run_legacy(Fr* data, int lg_n, const Fr& root, bool dit, cudaStream_t s, int tile_log,
-                           bool direct_twiddles, bool swizzle) {
+                           bool direct_twiddles) {
   PowTablesBuf tables(root, lg_n, s);
   int ts[4], lgs[4];
   const int P = ntt_plan(lg_n, ts, lgs);
@@ -218,10 +182,8 @@ inline void ntt_run_legacy(Fr* data, int lg_n, const Fr& root, bool dit, cudaStr
   NttDirectTwiddles direct;
   if (direct_twiddles) direct.build(P, ts, lgs, lg_n, tables.view(), s);
   const int max_smem = ((1 << kNttTileLog) + (1 << (kNttMaxStages - 1))) * int(sizeof(Fr));
-  SP_CUDA(cudaFuncSetAttribute(ntt_pass<false, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
-  SP_CUDA(cudaFuncSetAttribute(ntt_pass<true, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
-  SP_CUDA(cudaFuncSetAttribute(ntt_pass<false, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
-  SP_CUDA(cudaFuncSetAttribute(ntt_pass<true, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
+  SP_CUDA(cudaFuncSetAttribute(ntt_pass<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
+  SP_CUDA(cudaFuncSetAttribute(ntt_pass<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
   for (int i = 0; i < P; i++) {
     const int p = dit ? P - 1 - i : i;
     const int t = ts[p], lg_s = lgs[p];
@@ -232,14 +194,11 @@ inline void ntt_run_legacy(Fr* data, int lg_n, const Fr& root, bool dit, cudaStr
     const uint64_t blocks = (uint64_t(1) << lg_n) / tile;
     const size_t smem = (size_t(tile) + (size_t(1) << (t - 1))) * sizeof(Fr);
     const NttLegacyTwiddles tw{tables.view(), stage.W.p, stage.w_log, direct.b[p] ? direct.b[p]->p : nullptr};
-    if (dit && swizzle)
-      ntt_launch_pass<true, true>(unsigned(blocks), threads, smem, s, data, lg_n, t, lg_s, g_log, tw);
-    else if (dit)
-      ntt_launch_pass<true, false>(unsigned(blocks), threads, smem, s, data, lg_n, t, lg_s, g_log, tw);
-    else if (swizzle)
-      ntt_launch_pass<false, true>(unsigned(blocks), threads, smem, s, data, lg_n, t, lg_s, g_log, tw);
+    if (dit)
+      ntt_pass<true><<<unsigned(blocks), threads, smem, s>>>(data, lg_n, t, lg_s, g_log, tw);
     else
-      ntt_launch_pass<false, false>(unsigned(blocks), threads, smem, s, data, lg_n, t, lg_s, g_log, tw);
+      ntt_pass<false><<<unsigned(blocks), threads, smem, s>>>(data, lg_n, t, lg_s, g_log, tw);
+    SP_LAUNCHED("ntt_pass");
   }
 }
 
@@ -331,7 +290,7 @@ inline void ntt_run(Fr* data, int lg_n, const Fr& root, bool dit, cudaStream_t s
     return;
   }
   ntt_apply_unfused(data, lg_n, o.fuse.pre, s);
-  if (lg_n > 0) ntt_run_legacy(data, lg_n, root, dit, s, tile_log, !o.no_direct_twiddles, !o.no_swizzle);
+  if (lg_n > 0) ntt_run_legacy(data, lg_n, root, dit, s, tile_log, !o.no_direct_twiddles);
   ntt_apply_unfused(data, lg_n, o.fuse.post, s);
   if (o.fuse.qb) {
     ntt_combine<<<blocks_for(1u << lg_n, 256), 256, 0, s>>>(data, lg_n, o.fuse);

@@ -4,7 +4,7 @@
 # GPU tests can check the library's logic without a GPU:
 #   sh cuda/emu/build.sh && go test -short ./prover/backend/gpu/
 # (-fno-strict-aliasing: the kernels read and write points through uint4 vectors, as nvcc
-# allows.) SP_EMU_FLAGS adds compiler flags, e.g. SP_EMU_FLAGS=-DSP_FP2_LAZY=1 to check a
+# allows.) SP_EMU_FLAGS adds compiler flags, e.g. SP_EMU_FLAGS=-DSP_NTT_RADIX8 to check a
 # build variant. It checks nothing CUDA-specific (PTX carry chains, races, shared memory); the real
 # library does that on a GPU host.
 set -eu

@@ -72,11 +72,6 @@ const nttNoDirect = 0x40
 // (cuda/fr.cu kNttFlagBounded), for comparison rows.
 const nttBounded = 0x80
 
-// nttNoSwizzle in NTTTile's tileLog stores whole elements in ntt_pass's shared memory
-// (cuda/fr.cu kNttFlagNoSwizzle: the layout before the bank-conflict swizzle), for
-// comparison rows.
-const nttNoSwizzle = 0x100
-
 const benchTableLog = 14 // bases are A[i mod 2^14] + B[i >> 14]
 
 // benchTablesG1 returns A[j] = (j+1)·G (2^lgA points) and B[k] = k·Q (2^13 points) for a
@@ -431,13 +426,6 @@ func benchNTT(w io.Writer, lib *cuda.Lib, ctx cuda.Ctx, cfg BenchConfig) error {
 			return err
 		}
 		benchRow(w, "ntt_forward_nr_nodirect", cfg.NTTMaxLog, d)
-		d, err = benchTimer(cfg.Repeats, func() error {
-			return lib.NTTTile(ctx, data, uint32(cfg.NTTMaxLog), unsafe.Pointer(&root), false, nttNoSwizzle)
-		})
-		if err != nil {
-			return err
-		}
-		benchRow(w, "ntt_forward_nr_noswizzle", cfg.NTTMaxLog, d)
 		for _, tile := range []int{10, 11} {
 			d, err = benchTimer(cfg.Repeats, func() error {
 				return lib.NTTTile(ctx, data, uint32(cfg.NTTMaxLog), unsafe.Pointer(&root), false, nttBounded|tile)
