@@ -41,8 +41,8 @@ struct NttScaleSpec {
 // NttFuse lists the element-wise operations fused into a pass.
 struct NttFuse {
   NttScaleSpec pre, post;
-  const Fr* qb;  // when set: x = (x·qb[p] − qc[p])·z_inv at store, after post
-  const Fr* qc;
+  const Fr* qb;  // when set: x = x·qb[p] at store, after post, and when qc is set too
+  const Fr* qc;  // x = (x·qb[p] − qc[p])·z_inv instead
   Fr z_inv;
 };
 
@@ -99,7 +99,7 @@ static __device__ __noinline__ Fr ntt_fuse_pre(const NttScaleSpec pre, int lg_n,
 
 static __device__ __noinline__ Fr ntt_fuse_post(const NttFuse f, int lg_n, uint32_t p, Fr x) {
   ntt_apply_scale(f.post, lg_n, p, x);
-  if (f.qb) x = (x * load16(f.qb + p) - load16(f.qc + p)) * f.z_inv;
+  if (f.qb) x = f.qc ? (x * load16(f.qb + p) - load16(f.qc + p)) * f.z_inv : x * load16(f.qb + p);
   return x;
 }
 

@@ -23,9 +23,13 @@ func (b *Backend) domain(m int) *fft.Domain {
 	return d
 }
 
-// QuotientH computes h = (A·B − C)/(X^m − 1) from row evaluations, as bellperson does
-// (see backend.Backend). Bit-reversals are avoided by pairing gnark's DIF (natural in,
-// bit-reversed out) with DIT (bit-reversed in, natural out).
+// QuotientH computes h = (A·B − C)/(X^m − 1) from row evaluations, the field elements
+// bellperson computes (see backend.Backend), with six transforms instead of its seven.
+// bellperson's h is icoset((coset(A)·coset(B) − coset(C))·z⁻¹), z = g^m − 1 being the
+// value of X^m − 1 on the whole coset g·⟨ω⟩; icoset is linear and icoset(coset(C)) = C,
+// so h = (icoset(coset(A)·coset(B)) − C)·z⁻¹, and C needs only its inverse transform.
+// Bit-reversals are avoided by pairing gnark's DIF (natural in, bit-reversed out) with DIT
+// (bit-reversed in, natural out); the one at the end puts h in natural order.
 func (b *Backend) QuotientH(a, bv, c []fr.Element) error {
 	m := len(a)
 	if m < 2 || bits.OnesCount(uint(m)) != 1 || len(bv) != m || len(c) != m {
@@ -38,24 +42,29 @@ func (b *Backend) QuotientH(a, bv, c []fr.Element) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			d.FFTInverse(v, fft.DIF, tasks)
-			d.FFT(v, fft.DIT, fft.OnCoset(), tasks)
+			d.FFTInverse(v, fft.DIF, tasks) // coefficients, bit-reversed
+			if &v[0] != &c[0] {
+				d.FFT(v, fft.DIT, fft.OnCoset(), tasks) // coset evaluations, natural order
+			}
 		}()
 	}
 	wg.Wait()
+	parallelRange(m, b.tasks, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			a[i].Mul(&a[i], &bv[i])
+		}
+	})
+	d.FFTInverse(a, fft.DIF, fft.OnCoset(), tasks) // icoset(A·B), bit-reversed like c
 
-	// On the coset g·⟨ω⟩, X^m − 1 is the constant g^m − 1.
 	var zInv fr.Element
 	zInv.Exp(d.FrMultiplicativeGen, new(big.Int).SetUint64(uint64(m)))
 	one := fr.One()
 	zInv.Sub(&zInv, &one).Inverse(&zInv)
 	parallelRange(m, b.tasks, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			a[i].Mul(&a[i], &bv[i]).Sub(&a[i], &c[i]).Mul(&a[i], &zInv)
+			a[i].Sub(&a[i], &c[i]).Mul(&a[i], &zInv)
 		}
 	})
-
-	d.FFTInverse(a, fft.DIF, fft.OnCoset(), tasks)
 	fft.BitReverse(a)
 	return nil
 }
