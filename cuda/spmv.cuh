@@ -4,7 +4,8 @@
 //
 // Rows are independent, one thread per row. The coefficient table follows the recorder's
 // convention: slot 0 holds 1 and slot 1 holds −1 (prover/r1cs), so the common ±1 terms
-// cost an addition or subtraction, never a product. The host checks the table before
+// cost an addition or subtraction, never a product; other terms cost a product only when
+// their z value is neither zero nor one. The host checks the table before
 // upload; the kernel trusts it.
 #pragma once
 
@@ -27,6 +28,7 @@ static __global__ void csr_eval(CsrView m, const Fr* __restrict__ z, Fr* __restr
   const uint64_t j = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (j >= n_out) return;
   Fr sum = Fr::zero();
+  const Fr one = Fr::one();
   if (j < rows) {
     const uint64_t hi = m.rowptr[j + 1];
     for (uint64_t k = m.rowptr[j]; k < hi; k++) {
@@ -36,8 +38,12 @@ static __global__ void csr_eval(CsrView m, const Fr* __restrict__ z, Fr* __restr
         sum = sum + v;
       } else if (c == 1) {
         sum = sum - v;
-      } else {
-        sum = sum + load16(m.coeffs + c) * v;
+      } else if (!v.is_zero()) {
+        // In the Filecoin circuits many of these terms are a power of two times a bit (a
+        // word packed from its bits): a bit equal to one costs an addition instead of a
+        // product, a zero nothing. Such a row is one thread's work while its warp waits.
+        const Fr co = load16(m.coeffs + c);
+        sum = sum + (v == one ? co : co * v);
       }
     }
   }
