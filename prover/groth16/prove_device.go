@@ -48,6 +48,20 @@ func (pk *ProvingKey) LoadShape(s *r1cs.Shape) (*ResidentCircuit, error) {
 	return &ResidentCircuit{pk: pk, ev: ev, shape: rs}, nil
 }
 
+// ReserveBuffers allocates the per-proof device buffers of the shape now, when the
+// backend can (backend.BufferReserver), instead of in the first proof; otherwise it does
+// nothing.
+func (rc *ResidentCircuit) ReserveBuffers() error {
+	br, ok := rc.ev.(backend.BufferReserver)
+	if !ok {
+		return nil
+	}
+	if err := br.ReserveProofBuffers(rc.shape); err != nil {
+		return fmt.Errorf("groth16: reserving proof buffers on %s: %w", rc.pk.backend.Name(), err)
+	}
+	return nil
+}
+
 // Close releases the resident shape (not the key).
 func (rc *ResidentCircuit) Close() error { return rc.shape.Close() }
 

@@ -70,6 +70,12 @@ func (p *Pipeline) loadDeviceKey(ctx context.Context, d *device, st *circuitStat
 			return nil, err
 		}
 		k.rc = rc
+		// The device entry's reservation already counts the proof buffers
+		// (deviceEntryBytes): allocating them here moves their cost out of the first
+		// proof. A failure is not the load's: that proof allocates them again.
+		if err := rc.ReserveBuffers(); err != nil && p.circuits.log != nil {
+			p.circuits.log.Warn("pipeline: reserving proof buffers at load failed; the first proof allocates them", "circuit", st.id, "device", d.backend.Name(), "err", err)
+		}
 	}
 	return k, nil
 }

@@ -30,6 +30,7 @@ type residentDouble struct {
 	pinned         map[uintptr]int // start of each pinned range → length in bytes
 	unpinnedUpload int             // proofs whose inputs came from memory that was not pinned
 	loaded, closed int             // resident shapes
+	reserved       int             // ReserveProofBuffers calls
 	plain, packed  int             // proofs by entry point
 }
 
@@ -39,6 +40,7 @@ type packedDouble struct{ *residentDouble }
 var (
 	_ backend.ShapeEvaluator       = (*residentDouble)(nil)
 	_ backend.HostPinner           = (*residentDouble)(nil)
+	_ backend.BufferReserver       = (*residentDouble)(nil)
 	_ backend.PackedShapeEvaluator = packedDouble{}
 )
 
@@ -73,6 +75,24 @@ func (d *residentDouble) LoadShape(s *r1cs.Shape) (backend.ResidentShape, error)
 	d.loaded++
 	d.mu.Unlock()
 	return &doubleShape{d: d, shape: s}, nil
+}
+
+// ReserveProofBuffers counts the reservations; the double has no device buffers.
+func (d *residentDouble) ReserveProofBuffers(s backend.ResidentShape) error {
+	ds, ok := s.(*doubleShape)
+	if !ok || ds.d != d || ds.closed {
+		return errors.New("double: reserve on a shape it did not load, or a closed one")
+	}
+	d.mu.Lock()
+	d.reserved++
+	d.mu.Unlock()
+	return nil
+}
+
+func (d *residentDouble) reservations() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.reserved
 }
 
 func (d *residentDouble) PinHost(v []fr.Element) (func() error, error) {

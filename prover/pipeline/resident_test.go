@@ -101,6 +101,9 @@ func TestResidentPathMatchesHostPath(t *testing.T) {
 			if unpinned != 0 {
 				t.Fatalf("%d proofs uploaded from memory that was not pinned", unpinned)
 			}
+			if r := d.reservations(); r != loaded {
+				t.Fatalf("%d proof-buffer reservations for %d shape loads, want one per load", r, loaded)
+			}
 
 			waitFor(t, "idle pipeline", func() bool { return idle(p) })
 			shape := p.hostSlot(h)

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/snarkpipe/snarkpipe/cuda"
+	"github.com/snarkpipe/snarkpipe/prover/backend"
 	"github.com/snarkpipe/snarkpipe/prover/r1cs"
 )
 
@@ -126,6 +127,17 @@ func (b *Backend) TrimIdle() (freed uint64, err error) {
 		return err
 	})
 	return freed, wrap("trim idle pools", err)
+}
+
+// ReserveProofBuffers allocates the proof buffer set the shape's first proof would
+// (backend.BufferReserver), on the proof stream and with the same out-of-memory retry;
+// with an idle set already pooled it allocates nothing.
+func (b *Backend) ReserveProofBuffers(s backend.ResidentShape) error {
+	rs, err := b.resident(s)
+	if err != nil {
+		return err
+	}
+	return wrap("reserve proof buffers", b.onPool(rs, nil, func(cuda.Ctx, *proofBufs) error { return nil }))
 }
 
 // PooledBytes is the device memory the proof pools of all loaded shapes hold now. It

@@ -151,6 +151,40 @@ func TestProofPoolReused(t *testing.T) {
 	}
 }
 
+// TestReserveProofBuffers: reserving allocates exactly the pool set the first proof
+// would, once; that proof then allocates nothing and still equals the CPU's.
+func TestReserveProofBuffers(t *testing.T) {
+	b := testBackend(t)
+	pc := newPoolCircuit(t, b, r1cstest.Random{Seed: 55, Constraints: 120, Inputs: 2, Unused: 4})
+	var log allocLog
+	b.hooks.alloc = log.hook
+	defer func() { b.hooks.alloc = nil }()
+	for range 2 {
+		if err := pc.rc.ReserveBuffers(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	poolBytes := ProofPoolBytes(pc.shape.Sizes)
+	var sum uint64
+	for _, s := range log.sizes {
+		sum += s
+	}
+	if len(log.sizes) != 4 || sum != poolBytes || b.PooledBytes() != poolBytes {
+		t.Fatalf("two reservations allocated %v (%d bytes), pooled %d; want one set of 4 vectors, %d bytes", log.sizes, sum, b.PooledBytes(), poolBytes)
+	}
+	log.sizes = nil
+	pc.prove(t, false)
+	if len(log.sizes) != 0 {
+		t.Fatalf("the first proof after a reservation allocated %v", log.sizes)
+	}
+	if err := pc.rc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.ReserveProofBuffers(pc.dev); err == nil || b.PooledBytes() != 0 {
+		t.Fatalf("reserving on a closed shape: %v, %d bytes pooled; want an error and nothing", err, b.PooledBytes())
+	}
+}
+
 // TestShapeCloseFreesPool: closing a shape frees its pool's four vectors and its
 // arrays; the backend then holds no pooled memory.
 func TestShapeCloseFreesPool(t *testing.T) {
