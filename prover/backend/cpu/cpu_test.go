@@ -3,6 +3,7 @@ package cpu
 import (
 	"math/big"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -158,5 +159,78 @@ func TestQuotientHDividesByVanishing(t *testing.T) {
 	}
 	if err := b.QuotientH(make([]fr.Element, 3), make([]fr.Element, 3), make([]fr.Element, 3)); err == nil {
 		t.Fatal("non-power-of-two accepted")
+	}
+}
+
+// bellpersonQuotient is bellperson's seven-transform h, written out as it computes it:
+// every vector to coset evaluations, (a·b − c)·z⁻¹ there, and back.
+func bellpersonQuotient(a, bv, c []fr.Element) []fr.Element {
+	m := len(a)
+	d := fft.NewDomain(uint64(m))
+	a, bv, c = slices.Clone(a), slices.Clone(bv), slices.Clone(c)
+	for _, v := range [][]fr.Element{a, bv, c} {
+		d.FFTInverse(v, fft.DIF)
+		fft.BitReverse(v)
+		d.FFT(v, fft.DIF, fft.OnCoset())
+		fft.BitReverse(v)
+	}
+	var zInv fr.Element
+	zInv.Exp(d.FrMultiplicativeGen, big.NewInt(int64(m)))
+	one := fr.One()
+	zInv.Sub(&zInv, &one).Inverse(&zInv)
+	for i := range a {
+		a[i].Mul(&a[i], &bv[i]).Sub(&a[i], &c[i]).Mul(&a[i], &zInv)
+	}
+	d.FFTInverse(a, fft.DIF, fft.OnCoset())
+	fft.BitReverse(a)
+	return a
+}
+
+// TestQuotientHEqualsBellpersonFormula: the six-transform QuotientH returns exactly
+// bellperson's seven-transform h, for satisfied rows and for rows that are not (c ≠ a·b,
+// where h is not a quotient at all): the identity icoset(coset(C)) = C does not depend
+// on the witness.
+func TestQuotientHEqualsBellpersonFormula(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	b, _ := New(Config{Tasks: 2})
+	for _, m := range []int{2, 8, 1 << 10, 1 << 13} {
+		for _, satisfied := range []bool{true, false} {
+			a, bv, c := randScalars(rng, m), randScalars(rng, m), randScalars(rng, m)
+			if satisfied {
+				for i := range c {
+					c[i].Mul(&a[i], &bv[i])
+				}
+			}
+			want := bellpersonQuotient(a, bv, c)
+			if err := b.QuotientH(a, bv, c); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(a, want) {
+				t.Fatalf("m=%d satisfied=%v: QuotientH differs from bellperson's formula", m, satisfied)
+			}
+		}
+	}
+}
+
+// BenchmarkQuotientH: one quotient of 2^20 rows (the CPU backend's share of a proof).
+func BenchmarkQuotientH(b *testing.B) {
+	const m = 1 << 20
+	rng := rand.New(rand.NewPCG(13, 14))
+	a0, b0, c0 := randScalars(rng, m), randScalars(rng, m), randScalars(rng, m)
+	be, err := New(DefaultConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	a, bv, c := make([]fr.Element, m), make([]fr.Element, m), make([]fr.Element, m)
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		copy(a, a0)
+		copy(bv, b0)
+		copy(c, c0)
+		b.StartTimer()
+		if err := be.QuotientH(a, bv, c); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
