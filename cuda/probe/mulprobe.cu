@@ -73,33 +73,16 @@ __global__ void k_check(const F* x, const F* y, uint32_t n, uint32_t* bad) {
   if (got != want) atomicAdd(bad, 1u);
 }
 
-template <class F>
+// k_cios: field.cuh's product; CALL the out-of-line one (Fp's default in the MSM kernels).
+template <class F, bool CALL>
 __global__ void k_cios(const F* x, const F* y, F* out, int iters) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  F a0 = x[4 * i], a1 = x[4 * i + 1], a2 = x[4 * i + 2], a3 = x[4 * i + 3];
+  F a[4] = {x[4 * i], x[4 * i + 1], x[4 * i + 2], x[4 * i + 3]};
   const F b = y[i];
-  for (int k = 0; k < iters; k++) {
-    a0 = a0 * b;
-    a1 = a1 * b;
-    a2 = a2 * b;
-    a3 = a3 * b;
-  }
-  out[i] = a0 + a1 + a2 + a3;
-}
-
-// k_cios_call: the out-of-line product (Fp's default in the MSM kernels).
-template <class F>
-__global__ void k_cios_call(const F* x, const F* y, F* out, int iters) {
-  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  F a0 = x[4 * i], a1 = x[4 * i + 1], a2 = x[4 * i + 2], a3 = x[4 * i + 3];
-  const F b = y[i];
-  for (int k = 0; k < iters; k++) {
-    a0 = F::mul_call(a0, b);
-    a1 = F::mul_call(a1, b);
-    a2 = F::mul_call(a2, b);
-    a3 = F::mul_call(a3, b);
-  }
-  out[i] = a0 + a1 + a2 + a3;
+  for (int k = 0; k < iters; k++)
+#pragma unroll
+    for (int j = 0; j < 4; j++) a[j] = CALL ? F::mul_call(a[j], b) : a[j] * b;
+  out[i] = a[0] + a[1] + a[2] + a[3];
 }
 
 template <class F, bool CALL>
@@ -263,8 +246,8 @@ int probe(const char* name, const uint32_t* mod32, int sms) {
   auto row = [&](const char* what, double ms) {
     printf("%-4s %-34s %8.3f ms  %7.1f Gmul/s\n", name, what, ms, muls / ms / 1e6);
   };
-  row("CIOS (field.cuh operator*)", time_ms([&] { k_cios<F><<<blocks, 256>>>(x, y, out, iters); }));
-  row("CIOS out of line (mul_call)", time_ms([&] { k_cios_call<F><<<blocks, 256>>>(x, y, out, iters); }));
+  row("CIOS (field.cuh operator*)", time_ms([&] { k_cios<F, false><<<blocks, 256>>>(x, y, out, iters); }));
+  row("CIOS out of line (mul_call)", time_ms([&] { k_cios<F, true><<<blocks, 256>>>(x, y, out, iters); }));
   row("mul29 inline, radix 2^29 kept", time_ms([&] { k_m29<F, false><<<blocks, 256>>>(x, y, out, iters); }));
   row("mul29 out of line, radix 2^29 kept", time_ms([&] { k_m29<F, true><<<blocks, 256>>>(x, y, out, iters); }));
   row("mul29 drop-in (convert + reduce)", time_ms([&] { k_dropin<F><<<blocks, 256>>>(x, y, out, iters); }));
