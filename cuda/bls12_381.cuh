@@ -14,6 +14,13 @@ static __device__ __constant__ uint32_t kFpMod[12] = {
 static __device__ __constant__ uint32_t kFpOne[12] = {
     0x0002fffd, 0x76090000, 0xc40c0002, 0xebf4000b, 0x53c758ba, 0x5f489857,
     0x70525745, 0x77ce5853, 0xa256ec6d, 0x5c071a97, 0xfa80e493, 0x15f65ec3};
+// R^3 mod p and R^3 mod r: the Montgomery factor that turns the plain inverse of a
+// Montgomery form into the Montgomery form of the inverse (Fe::inv_binary).
+static __device__ __constant__ uint32_t kFpR3[12] = {
+    0xd94ca1e0, 0xed48ac6b, 0x03a7adf8, 0x315f831e, 0x615e29dd, 0x9a53352a,
+    0x921e1761, 0x34c04e5e, 0x65724728, 0x2512d435, 0x91755d4d, 0x0aa63460};
+static __device__ __constant__ uint32_t kFrR3[8] = {
+    0x439b73af, 0xc62c1807, 0x8cf06990, 0x1b3e0d18, 0xc7b5f418, 0x73d13c71, 0xc8db33e9, 0x6e2a5bb9};
 static __device__ __constant__ uint32_t kFrMod[8] = {
     0x00000001, 0xffffffff, 0xfffe5bfe, 0x53bda402, 0x09a1d805, 0x3339d808, 0x299d7d48, 0x73eda753};
 static __device__ __constant__ uint32_t kFrOne[8] = {
@@ -25,6 +32,7 @@ struct FpParams {
   static constexpr uint32_t M0 = 0xfffcfffdu;
   static __device__ __forceinline__ uint32_t mod(int i) { return kFpMod[i]; }
   static __device__ __forceinline__ uint32_t one(int i) { return kFpOne[i]; }
+  static __device__ __forceinline__ uint32_t r3(int i) { return kFpR3[i]; }
 };
 
 // FpInlineParams: Fp with inlined products, for the G1 accumulation kernel's measurements.
@@ -38,6 +46,7 @@ struct FrParams {
   static constexpr uint32_t M0 = 0xffffffffu;
   static __device__ __forceinline__ uint32_t mod(int i) { return kFrMod[i]; }
   static __device__ __forceinline__ uint32_t one(int i) { return kFrOne[i]; }
+  static __device__ __forceinline__ uint32_t r3(int i) { return kFrR3[i]; }
 };
 
 using Fp = Fe<FpParams>;

@@ -30,8 +30,13 @@ el "build A and B in parallel"
 # comparison build (default: the previous product, no MSM variants; "" for the default
 # sources, so that A − B is what FLAGS_A changes).
 (SP_BUILD_DIR=$ROOT/cuda/build SP_UNITS="${UNITS_A:-context fr g1 g2}" timeout ${BUILD_TO:-170} sh cuda/build.sh ${FLAGS_A:-} >"$O/buildA.log" 2>&1; echo $? >"$O/buildA.rc") &
-(SP_BUILD_DIR=$ROOT/cuda/build/fullcarry SP_UNITS="context fr g1 g2" timeout ${BUILD_TO:-170} sh cuda/build.sh \
-  ${FLAGS_B--DSP_MUL_FULL_CARRY -DSP_NO_MSM_VARIANTS} >"$O/buildB.log" 2>&1; echo $? >"$O/buildB.rc") &
+# BUILD_B=0: no comparison build (and no bench B).
+if [ "${BUILD_B:-1}" = 1 ]; then
+  (SP_BUILD_DIR=$ROOT/cuda/build/fullcarry SP_UNITS="context fr g1 g2" timeout ${BUILD_TO:-170} sh cuda/build.sh \
+    ${FLAGS_B--DSP_MUL_FULL_CARRY -DSP_NO_MSM_VARIANTS} >"$O/buildB.log" 2>&1; echo $? >"$O/buildB.rc") &
+else
+  echo 1 >"$O/buildB.rc"
+fi
 wait
 cp cuda/build/resources.txt "$O/resA.txt" 2>/dev/null
 cp cuda/build/fullcarry/resources.txt "$O/resB.txt" 2>/dev/null

@@ -22,6 +22,7 @@
 #include <cub/device/device_select.cuh>
 #include <type_traits>
 
+#include "msm_affine.cuh"
 #include "reduce.cuh"
 
 namespace snarkpipe {
@@ -107,14 +108,15 @@ __device__ __forceinline__ void msm_flush(uint32_t k, const Xyzz<F>& acc, uint32
   }
 }
 
-// msm_segments: PREFETCH loads the next entry's base before the current addition, so the
+// msm_segments: PREFETCH loads the next entry's point before the current addition, so the
 // gather's latency overlaps the arithmetic (at the cost of one more affine point in
-// registers).
-template <class F, bool PREFETCH>
-__device__ __forceinline__ void msm_segments_body(const Affine<F>* __restrict__ bases, const uint32_t* __restrict__ keys,
-                                                  const uint32_t* __restrict__ vals, uint32_t m, uint32_t K, int c,
-                                                  const uint32_t* __restrict__ start, const uint32_t* __restrict__ end,
-                                                  Xyzz<F>* buckets, Xyzz<F>* lo, Xyzz<F>* hi) {
+// registers). Src gives entry i's point: a signed base (GatherSrc) or a pair round's
+// output (DenseSrc, msm_affine.cuh).
+template <class F, bool PREFETCH, class Src>
+__device__ __forceinline__ void msm_segments_body(const Src& src, const uint32_t* __restrict__ keys, uint32_t m,
+                                                  uint32_t K, int c, const uint32_t* __restrict__ start,
+                                                  const uint32_t* __restrict__ end, Xyzz<F>* buckets, Xyzz<F>* lo,
+                                                  Xyzz<F>* hi) {
   const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   const uint64_t s64 = uint64_t(t) * K;
   if (s64 >= m) return;
@@ -124,14 +126,13 @@ __device__ __forceinline__ void msm_segments_body(const Affine<F>* __restrict__ 
   uint32_t cur = keys[s];
   Xyzz<F> acc = Xyzz<F>::inf();
   Affine<F> next;
-  if (PREFETCH) next = load16(bases + (vals[s] & 0x7fffffffu));
+  if (PREFETCH) next = src.point(s);
   for (uint32_t i = s; i < e; i++) {
     const uint32_t k = keys[i];
-    const uint32_t v = vals[i];
     Affine<F> p;
     if (PREFETCH) {
       p = next;
-      if (i + 1 < e) next = load16(bases + (vals[i + 1] & 0x7fffffffu));
+      if (i + 1 < e) next = src.point(i + 1);
     }
     if (k != cur) {
       msm_flush<F>(cur, acc, s, e, t, c, start, end, buckets, lo, hi);
@@ -139,8 +140,7 @@ __device__ __forceinline__ void msm_segments_body(const Affine<F>* __restrict__ 
       acc = Xyzz<F>::inf();
     }
     if (k & maskc) {
-      if (!PREFETCH) p = load16(bases + (v & 0x7fffffffu));
-      if (v >> 31) p = p.neg();
+      if (!PREFETCH) p = src.point(i);
       acc = acc.add_affine(p);
     }
   }
@@ -152,7 +152,16 @@ static __global__ void msm_segments(const Affine<F>* __restrict__ bases, const u
                                     const uint32_t* __restrict__ vals, uint32_t m, uint32_t K, int c,
                                     const uint32_t* __restrict__ start, const uint32_t* __restrict__ end,
                                     Xyzz<F>* buckets, Xyzz<F>* lo, Xyzz<F>* hi) {
-  msm_segments_body<F, PREFETCH>(bases, keys, vals, m, K, c, start, end, buckets, lo, hi);
+  msm_segments_body<F, PREFETCH>(GatherSrc<F>{bases, vals}, keys, m, K, c, start, end, buckets, lo, hi);
+}
+
+// msm_segments_dense: the accumulation over the points the pair rounds left.
+template <class F>
+static __global__ void msm_segments_dense(const Affine<F>* __restrict__ pts, const uint32_t* __restrict__ keys,
+                                          uint32_t m, uint32_t K, int c, const uint32_t* __restrict__ start,
+                                          const uint32_t* __restrict__ end, Xyzz<F>* buckets, Xyzz<F>* lo,
+                                          Xyzz<F>* hi) {
+  msm_segments_body<F, false>(DenseSrc<F>{pts}, keys, m, K, c, start, end, buckets, lo, hi);
 }
 
 // msm_segments_occ: the same with blocks of kMsmSegThreads threads and at least MINB of
@@ -168,7 +177,7 @@ static __global__ void __launch_bounds__(kMsmSegThreads, MINB)
                      const uint32_t* __restrict__ vals, uint32_t m, uint32_t K, int c,
                      const uint32_t* __restrict__ start, const uint32_t* __restrict__ end, Xyzz<F>* buckets,
                      Xyzz<F>* lo, Xyzz<F>* hi) {
-  msm_segments_body<F, false>(bases, keys, vals, m, K, c, start, end, buckets, lo, hi);
+  msm_segments_body<F, false>(GatherSrc<F>{bases, vals}, keys, m, K, c, start, end, buckets, lo, hi);
 }
 
 template <class F>
@@ -233,6 +242,12 @@ inline int ceil_log2(uint64_t x) {
   return r;
 }
 
+// kMsmPairRoundsDefault: batch-affine pair rounds (msm_affine.cuh) when the tuning bits
+// leave them unset. kMsmPairBatch: with pair rounds, the sorted entries per batch of
+// windows are capped at this (the rounds' scratch is about 100 bytes per entry for G1).
+constexpr uint32_t kMsmPairRoundsDefault = 3;
+constexpr uint64_t kMsmPairBatch = uint64_t(1) << 27;
+
 // msm_window_bits minimises (number of windows)·(n + 4·buckets), a count of point additions.
 inline uint32_t msm_window_bits(uint64_t n) {
   uint32_t best = 8;
@@ -254,7 +269,8 @@ inline uint32_t msm_window_bits(uint64_t n) {
 // product, its Fp products inline), bit 9 the prefetching accumulation,
 // bits 10..11 the occupancy of the accumulation and bucket reduction (MsmOccupancy),
 // bits 12..15 log2 of the buckets per bucket-reduction thread, bits 16..19 log2 of the
-// largest segment per accumulation thread.
+// largest segment per accumulation thread, bits 20..23 one more than the number of
+// batch-affine pair rounds before the XYZZ accumulation (msm_affine.cuh; 1 = none).
 struct MsmTuning {
   uint32_t c = 0;
   bool inline_mul = false;
@@ -262,11 +278,19 @@ struct MsmTuning {
   uint32_t occ = 0;
   uint32_t reduce_log = 0;
   uint32_t seg_log = 0;
+  uint32_t rounds = kMsmPairRoundsDefault;
   explicit MsmTuning(uint32_t w)
       : c(w & 0xff), inline_mul((w >> 8) & 1), prefetch((w >> 9) & 1), occ((w >> 10) & 3),
         reduce_log((w >> 12) & 0xf), seg_log((w >> 16) & 0xf) {
-    if (w >> 20) invalid("msm: unknown tuning bits in window_bits");
+    if (w >> 24) invalid("msm: unknown tuning bits in window_bits");
     if (seg_log && seg_log < 3) invalid("msm: segment log must be >= 3");
+    const bool variant = inline_mul || prefetch || occ > 1;
+    if ((w >> 20) & 0xf) {
+      rounds = ((w >> 20) & 0xf) - 1;
+      if (rounds && variant) invalid("msm: the pair rounds go with the default accumulation kernel only");
+    } else if (variant) {
+      rounds = 0;  // the variants are of the accumulation over the sorted bases
+    }
   }
 };
 
@@ -353,6 +377,30 @@ void msm_launch_segments(const MsmTuning& tu, unsigned blocks, cudaStream_t s, c
 #endif
 }
 
+// msm_segment_len: the entries per accumulation thread for m entries, as for the sorted
+// array (about 2^19 threads, [8, k_max]), but never more than nseg_max segments.
+inline uint32_t msm_segment_len(uint32_t m, uint64_t nseg_max, uint32_t k_max) {
+  uint32_t K = m >> 19;
+  if (K < 8) K = 8;
+  if (K > k_max) K = k_max;
+  const uint64_t need = (uint64_t(m) + nseg_max - 1) / nseg_max;
+  return need > K ? uint32_t(need) : K;
+}
+
+// msm_pair_rounds runs `rounds` pair rounds from the sorted batch and returns the number
+// of entries left in pb's buffer (rounds − 1) % 2; start/end describe their runs.
+template <class F>
+uint32_t msm_pair_rounds(MsmPairBuffers<F>& pb, uint32_t rounds, const GatherSrc<F>& src0, const uint32_t* keys,
+                         uint32_t m, uint32_t nkeys, int c, uint32_t* start, uint32_t* end, cudaStream_t s) {
+  uint32_t M = msm_pair_round<F>(pb, 0, src0, keys, m, nkeys, c, start, end, s);
+  for (uint32_t r = 1; r < rounds; r++) {
+    const int in = int((r - 1) % 2);
+    const DenseSrc<F> src{in ? pb.pts1.p : pb.pts0.p};
+    M = msm_pair_round<F>(pb, 1 - in, src, in ? pb.keys1.p : pb.keys0.p, M, nkeys, c, start, end, s);
+  }
+  return M;
+}
+
 template <class F>
 void msm_run(snarkpipe_ctx* ctx, const Affine<F>* bases, const Fr* scalars, uint64_t n, uint32_t window_bits,
              Xyzz<F>* h_windows, uint32_t* nwins_out, uint32_t* c_out) {
@@ -396,7 +444,8 @@ void msm_run(snarkpipe_ctx* ctx, const Affine<F>* bases, const Fr* scalars, uint
     SP_CUDA(cudaMemsetAsync(buckets.p, 0, size_t(nwins) * B * sizeof(Xyzz<F>), s));  // all at infinity (ZZ = 0)
   } else {
     // Windows per batch: keep the sorted arrays at <= 2^28 entries.
-    uint32_t nw_batch = uint32_t((uint64_t(1) << 28) / count);
+    const uint64_t batch_cap = tu.rounds ? kMsmPairBatch : uint64_t(1) << 28;
+    uint32_t nw_batch = uint32_t(batch_cap / count);
     if (nw_batch < 1) nw_batch = 1;
     if (nw_batch > nwins) nw_batch = nwins;
     const uint64_t mmax = uint64_t(nw_batch) * count;
@@ -410,6 +459,7 @@ void msm_run(snarkpipe_ctx* ctx, const Affine<F>* bases, const Fr* scalars, uint
     Buf<uint32_t> keys_in(mmax, s), vals_in(mmax, s), keys_out(mmax, s), vals_out(mmax, s);
     Buf<uint32_t> start(nkeys, s), end(nkeys, s);
     Buf<Xyzz<F>> lo(nseg_max, s), hi(nseg_max, s);
+    MsmPairBuffers<F> pairs(tu.rounds ? mmax : 0, tu.rounds ? nkeys : 1, s);  // tiny without rounds
 
     size_t temp_bytes = 0;
     SP_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, keys_in.p, keys_out.p, vals_in.p, vals_out.p,
@@ -429,11 +479,24 @@ void msm_run(snarkpipe_ctx* ctx, const Affine<F>* bases, const Fr* scalars, uint
       SP_CUDA(cudaMemsetAsync(end.p, 0, size_t(nw << c) * 4, s));
       msm_bounds<<<blocks_for(m, 256), 256, 0, s>>>(keys_out.p, m, start.p, end.p);
       SP_LAUNCHED("msm_bounds");
-      const uint32_t nseg = (m + K - 1) / K;
-      msm_launch_segments<F>(tu, blocks_for(nseg, 128), s, bases, keys_out.p, vals_out.p, m, K, int(c), start.p,
-                             end.p, buckets.p + size_t(w0) * B, lo.p, hi.p);
-      msm_fixup<F><<<blocks_for(nw << c, 128), 128, 0, s>>>(nw << c, K, int(c), start.p, end.p,
-                                                            buckets.p + size_t(w0) * B, lo.p, hi.p);
+      Xyzz<F>* bk = buckets.p + size_t(w0) * B;
+      uint32_t Kb = K;
+      if (tu.rounds) {
+        const uint32_t M = msm_pair_rounds<F>(pairs, tu.rounds, GatherSrc<F>{bases, vals_out.p}, keys_out.p, m,
+                                              nw << c, int(c), start.p, end.p, s);
+        const Affine<F>* pts = (tu.rounds % 2) ? pairs.pts0.p : pairs.pts1.p;
+        const uint32_t* pkeys = (tu.rounds % 2) ? pairs.keys0.p : pairs.keys1.p;
+        Kb = msm_segment_len(M, nseg_max, k_max);
+        if (M) {
+          msm_segments_dense<F><<<blocks_for((M + Kb - 1) / Kb, 128), 128, 0, s>>>(pts, pkeys, M, Kb, int(c), start.p, end.p, bk, lo.p, hi.p);
+          SP_LAUNCHED("msm_segments_dense");
+        }
+      } else {
+        const uint32_t nseg = (m + K - 1) / K;
+        msm_launch_segments<F>(tu, blocks_for(nseg, 128), s, bases, keys_out.p, vals_out.p, m, K, int(c), start.p,
+                               end.p, bk, lo.p, hi.p);
+      }
+      msm_fixup<F><<<blocks_for(nw << c, 128), 128, 0, s>>>(nw << c, Kb, int(c), start.p, end.p, bk, lo.p, hi.p);
       SP_LAUNCHED("msm_fixup");
     }
   }

@@ -301,14 +301,19 @@ func benchG1(w io.Writer, lib *cuda.Lib, ctx cuda.Ctx, cfg BenchConfig) error {
 		benchRow(w, fmt.Sprintf("g1_msm_random_c%d", c), cfg.G1MaxLog, d)
 	}
 	for _, tu := range cfg.G1Tunings {
-		d, err := benchTimer(cfg.Repeats, func() error {
-			_, _, err := lib.MSM(ctx, false, bases, random, ns, tu, unsafe.Pointer(&wins[0]))
-			return err
-		})
-		if err != nil {
-			return err
+		for _, v := range []struct {
+			name    string
+			scalars cuda.DevPtr
+		}{{"g1_msm_random", random}, {"g1_msm_filecoin", fil}} {
+			d, err := benchTimer(cfg.Repeats, func() error {
+				_, _, err := lib.MSM(ctx, false, bases, v.scalars, ns, tu, unsafe.Pointer(&wins[0]))
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			benchRow(w, fmt.Sprintf("%s_t%#x", v.name, tu), cfg.G1MaxLog, d)
 		}
-		benchRow(w, fmt.Sprintf("g1_msm_random_t%#x", tu), cfg.G1MaxLog, d)
 	}
 	// Batch addition over 2^BatchLog bases, half the bits set.
 	rng := rand.New(rand.NewPCG(3, 4))

@@ -401,6 +401,9 @@ const (
 )
 
 func msmTuneOccupancy(o int) uint32  { return uint32(o) << 10 }
+
+// msmTunePairRounds asks for r batch-affine pair rounds (0: XYZZ accumulation only).
+func msmTunePairRounds(r int) uint32 { return uint32(r+1) << 20 }
 func msmTuneReduceLog(l int) uint32  { return uint32(l) << 12 }
 func msmTuneSegmentLog(l int) uint32 { return uint32(l) << 16 }
 
@@ -449,12 +452,84 @@ func TestMSMTuningVariantsAgree(t *testing.T) {
 			}
 		}
 	}
-	b.window = 1 << 20 // not a tuning bit
+	b.window = 1 << 24 // not a tuning bit
 	if _, err := b.MSMG1(g1b, 0, scalarCase(rng, "random", 10)); err == nil {
 		t.Error("unknown tuning bits accepted")
 	}
 	b.window = msmTuneOccupancy(2) | msmTuneInlineMul // the bounded kernels have no inlined variant
 	if _, err := b.MSMG1(g1b, 0, scalarCase(rng, "random", 10)); err == nil {
 		t.Error("occupancy variant with inlined products accepted")
+	}
+}
+
+// TestMSMPairRoundsSpecialCases drives the batch-affine pair rounds through every case
+// of an affine sum: repeated bases (P + P, a doubling), opposite bases (P + (−P) = ∞),
+// points at infinity, and a point with x = 0 is not needed (none is in the group). Equal
+// scalars put every base of a window into one bucket, so the runs are long and every
+// round pairs sums of sums; the round counts cover odd and even buffer parities and more
+// rounds than the runs need.
+func TestMSMPairRoundsSpecialCases(t *testing.T) {
+	b := testBackend(t)
+	rng := rand.New(rand.NewPCG(11, 12))
+	r1, r2 := randPoints(rng, 3)
+	const n = 203
+	p1 := make([]bls.G1Affine, n)
+	p2 := make([]bls.G2Affine, n)
+	for i := range p1 {
+		switch i % 6 {
+		case 0, 1, 4: // P, P, ..., P: doublings
+			p1[i], p2[i] = r1[0], r2[0]
+		case 2: // −P
+			p1[i].Neg(&r1[0])
+			p2[i].Neg(&r2[0])
+		case 3: // ∞
+		case 5:
+			p1[i], p2[i] = r1[1+i%2], r2[1+i%2]
+		}
+	}
+	g1b, err := b.LoadG1(p1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g1b.Close()
+	g2b, err := b.LoadG2(p2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g2b.Close()
+	equal := make([]fr.Element, n)
+	s := randFr(rng)
+	for i := range equal {
+		equal[i] = s
+	}
+	cases := map[string][]fr.Element{
+		"equal":  equal,
+		"small":  scalarCase(rng, "small", n),
+		"random": scalarCase(rng, "random", n),
+	}
+	defer func() { b.window = 0 }()
+	for name, sc := range cases {
+		want1, want2 := cpuMSMG1(p1, sc), cpuMSMG2(p2, sc)
+		for _, rounds := range []int{0, 1, 2, 3, 4, 9} {
+			b.window = 6 | msmTunePairRounds(rounds)
+			got1, err := b.MSMG1(g1b, 0, sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !got1.Equal(&want1) {
+				t.Errorf("G1 %s scalars, %d pair rounds: mismatch", name, rounds)
+			}
+			got2, err := b.MSMG2(g2b, 0, sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !got2.Equal(&want2) {
+				t.Errorf("G2 %s scalars, %d pair rounds: mismatch", name, rounds)
+			}
+		}
+	}
+	b.window = msmTunePairRounds(2) | msmTunePrefetch
+	if _, err := b.MSMG1(g1b, 0, equal); err == nil {
+		t.Error("pair rounds with the prefetching accumulation accepted")
 	}
 }
