@@ -400,7 +400,7 @@ const (
 	msmTunePrefetch  = 1 << 9
 )
 
-func msmTuneOccupancy(o int) uint32  { return uint32(o) << 10 }
+func msmTuneOccupancy(o int) uint32 { return uint32(o) << 10 }
 
 // msmTunePairRounds asks for r batch-affine pair rounds (0: XYZZ accumulation only).
 func msmTunePairRounds(r int) uint32 { return uint32(r+1) << 20 }
