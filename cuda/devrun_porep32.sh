@@ -7,7 +7,8 @@
 #   CGO_ENABLED=0 go test -c -o devrun/porep/sealer.test ./sealer
 #   CGO_ENABLED=0 go build -ldflags='-s -w' -o devrun/porep/snarkpipe ./cmd/snarkpipe
 # Then: bash cuda/devrun_porep32.sh (PROOFS=3, BENCH_TO=390 s; TRACE=1 also writes the
-# pipeline timeline). About 460 s with 3 proofs from a cold start (setup ≈ 250 s). Logs
+# pipeline timeline; SKIPTESTS=1 skips the GPU tests; BENCH_ARGS adds bench flags, e.g.
+# "--proof-streams 2 --workers-per-device 3"). About 460 s with 3 proofs from a cold start (setup ≈ 250 s). Logs
 # are bundled into porep_logs.tgz under $OUT; a short summary is printed last.
 set -u
 OUTDIR=${OUT:-/tmp/porep_out}
@@ -19,18 +20,20 @@ el() { echo "[$(($(date +%s) - T0))s] $*"; }
 B=$PWD/devrun/porep
 make cuda >"$O/build.log" 2>&1 || { el "make cuda FAILED"; grep -E error "$O/build.log" cuda/build/*.log | head -30; exit 1; }
 el "library built"
+if [ "${SKIPTESTS:-0}" != 1 ]; then
 (cd prover/backend/gpu && timeout 120 "$B/gpu.test" -test.short -test.v -test.run 'Eval|Quotient|Resident|Reserve|Groth16ProofMatchesCPU|Packed|Unpack' \
   >"$O/gpu_test.txt" 2>&1; echo "gpu tests rc=$?")
 grep -E -- '^(--- FAIL|FAIL|ok|PASS)' "$O/gpu_test.txt" | head
 echo "$(grep -c -- '--- PASS' "$O/gpu_test.txt") passed"
 (cd sealer && timeout 120 "$B/sealer.test" -test.run TestGPUPathEqualsCPU -test.v -gpu.equal >"$O/equal.txt" 2>&1; echo "equality rc=$?")
 grep -E -- '--- |differ' "$O/equal.txt"
+fi
 el "32 GiB bench"
 trace=()
 [ "${TRACE:-0}" = 1 ] && trace=(--trace "$O/porep32.trace.json")
 timeout "${BENCH_TO:-390}" "$B/snarkpipe" bench porep --size 32GiB --proofs "${PROOFS:-3}" --lib cuda/build/libsnarkpipe_cuda.so \
-  --json "$O/bench.json" "${trace[@]}" >"$O/bench.txt" 2>&1
+  --json "$O/bench.json" "${trace[@]}" ${BENCH_ARGS:-} >"$O/bench.txt" 2>&1
 el "bench rc=$?"
-grep -v '…' "$O/bench.txt" | grep -E '^setup|mean|first proof|steady|peak|verified ' | cut -c1-260
+grep -v '…' "$O/bench.txt" | grep -E '^setup|slots|mean|first proof|steady|peak|verified ' | cut -c1-260
 # proof 1's first partitions: where the first-call costs show (buffers, dev wait)
 awk '/^per partition/{p=1} p&&/^ +1 +0 +[0-2] /' "$O/bench.txt" | cut -c1-260

@@ -55,6 +55,18 @@ static __global__ void msm_classify(const Fr* __restrict__ scalars, uint32_t n, 
   iota[i] = i;
 }
 
+// msm_carry_in: the carry of the signed recoding into window w: window v < w carries
+// out when its bits exceed half, or equal half with a carry in. Looking back from w − 1
+// stops at the first window whose bits differ from half (almost always the first).
+__device__ __forceinline__ uint32_t msm_carry_in(const Fr& s, int c, int w) {
+  const uint32_t half = 1u << (c - 1);
+  for (int v = w - 1; v >= 0; v--) {
+    const uint32_t b = bits_at(s, v * c, c);
+    if (b != half) return b > half ? 1u : 0u;
+  }
+  return 0;
+}
+
 // msm_digits: for the count scalars listed in idx, the signed digits of windows
 // [w0, w0+nw): entry (w - w0)·count + j gets key (w - w0) << c | |d| and value idx[j] | sign<<31.
 static __global__ void msm_digits(const Fr* __restrict__ scalars, const uint32_t* __restrict__ idx, uint32_t count,
@@ -64,8 +76,8 @@ static __global__ void msm_digits(const Fr* __restrict__ scalars, const uint32_t
   const uint32_t i = idx[j];
   const Fr s = load16(scalars + i).from_mont();
   const uint32_t half = 1u << (c - 1), full = 1u << c;
-  uint32_t carry = 0;
-  for (int w = 0; w < w0 + nw; w++) {
+  uint32_t carry = msm_carry_in(s, c, w0);
+  for (int w = w0; w < w0 + nw; w++) {
     uint32_t d = bits_at(s, w * c, c) + carry;
     uint32_t neg = 0;
     if (d > half) {
@@ -75,11 +87,9 @@ static __global__ void msm_digits(const Fr* __restrict__ scalars, const uint32_t
     } else {
       carry = 0;
     }
-    if (w >= w0) {
-      const size_t o = size_t(w - w0) * count + j;
-      keys[o] = (uint32_t(w - w0) << c) | d;
-      vals[o] = i | (neg << 31);
-    }
+    const size_t o = size_t(w - w0) * count + j;
+    keys[o] = (uint32_t(w - w0) << c) | d;
+    vals[o] = i | (neg << 31);
   }
 }
 
@@ -270,7 +280,8 @@ inline uint32_t msm_window_bits(uint64_t n) {
 // bits 10..11 the occupancy of the accumulation and bucket reduction (MsmOccupancy),
 // bits 12..15 log2 of the buckets per bucket-reduction thread, bits 16..19 log2 of the
 // largest segment per accumulation thread, bits 20..23 one more than the number of
-// batch-affine pair rounds before the XYZZ accumulation (msm_affine.cuh; 1 = none).
+// batch-affine pair rounds before the XYZZ accumulation (msm_affine.cuh; 1 = none),
+// bits 24..28 log2 of the most sorted entries per batch of windows (tests: many batches).
 struct MsmTuning {
   uint32_t c = 0;
   bool inline_mul = false;
@@ -279,10 +290,12 @@ struct MsmTuning {
   uint32_t reduce_log = 0;
   uint32_t seg_log = 0;
   uint32_t rounds = kMsmPairRoundsDefault;
+  uint32_t batch_log = 0;
   explicit MsmTuning(uint32_t w)
       : c(w & 0xff), inline_mul((w >> 8) & 1), prefetch((w >> 9) & 1), occ((w >> 10) & 3),
-        reduce_log((w >> 12) & 0xf), seg_log((w >> 16) & 0xf) {
-    if (w >> 24) invalid("msm: unknown tuning bits in window_bits");
+        reduce_log((w >> 12) & 0xf), seg_log((w >> 16) & 0xf), batch_log((w >> 24) & 0x1f) {
+    if (w >> 29) invalid("msm: unknown tuning bits in window_bits");
+    if (batch_log > 28) invalid("msm: batch log must be <= 28");
     if (seg_log && seg_log < 3) invalid("msm: segment log must be >= 3");
     const bool variant = inline_mul || prefetch || occ > 1;
     if ((w >> 20) & 0xf) {
@@ -444,7 +457,9 @@ void msm_run(snarkpipe_ctx* ctx, const Affine<F>* bases, const Fr* scalars, uint
     SP_CUDA(cudaMemsetAsync(buckets.p, 0, size_t(nwins) * B * sizeof(Xyzz<F>), s));  // all at infinity (ZZ = 0)
   } else {
     // Windows per batch: keep the sorted arrays at <= 2^28 entries.
-    const uint64_t batch_cap = tu.rounds ? kMsmPairBatch : uint64_t(1) << 28;
+    const uint64_t batch_cap = tu.batch_log ? uint64_t(1) << tu.batch_log
+                               : tu.rounds  ? kMsmPairBatch
+                                            : uint64_t(1) << 28;
     uint32_t nw_batch = uint32_t(batch_cap / count);
     if (nw_batch < 1) nw_batch = 1;
     if (nw_batch > nwins) nw_batch = nwins;

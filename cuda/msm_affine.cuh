@@ -68,11 +68,10 @@ __device__ __forceinline__ PairKind pair_kind(const Affine<F>& a, const Affine<F
   return (a.y == b.y) ? kTangent : kInfinity;
 }
 
-// pair_den: the denominator of λ for the pair at src, src + 1 (1 when there is none).
-// Only the x coordinates are read unless they are zero or equal.
+// pair_den: the denominator of λ for the pair at src, src + 1 (1 when there is none),
+// given their x coordinates. The points are read only when the x are zero or equal.
 template <class F, class Src>
-__device__ __forceinline__ F pair_den(const Src& src, uint32_t i) {
-  const F xa = src.x(i), xb = src.x(i + 1);
+__device__ __forceinline__ F pair_den(const Src& src, uint32_t i, const F& xa, const F& xb) {
   if (!xa.is_zero() && !xb.is_zero() && xa != xb) return xb - xa;
   const Affine<F> a = src.point(i), b = src.point(i + 1);
   switch (pair_kind(a, b)) {
@@ -120,16 +119,38 @@ static __global__ void msm_pair_bounds(uint32_t nkeys, const uint32_t* __restric
   end[k] = ostart[k] + cnt[k];
 }
 
+// msm_pair_prefix: the loads of a thread's next slot are issued before the product of the
+// current one (the running product is a serial chain; the loads are not).
 template <class F, class Src>
 static __global__ void msm_pair_prefix(Src src, const uint32_t* __restrict__ plan, uint32_t M, uint32_t S,
                                        Affine<F>* __restrict__ out, F* __restrict__ tot) {
   const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t >= S) return;
+  if (t >= S) return;  // S <= M, so slot t exists
   F acc = F::one();
-  for (uint32_t o = t; o < M; o += S) {
-    const uint32_t p = plan[o];
-    if (!(p & kSingle)) acc = acc * pair_den<F>(src, p);
+  uint32_t o = t, p = plan[o];
+  F xa = F::zero(), xb = F::zero();
+  if (!(p & kSingle)) {
+    xa = src.x(p);
+    xb = src.x(p + 1);
+  }
+  for (;;) {
+    const uint32_t on = o + S;
+    uint32_t pn = kSingle;
+    F xan = F::zero(), xbn = F::zero();
+    if (on < M) {
+      pn = plan[on];
+      if (!(pn & kSingle)) {
+        xan = src.x(pn);
+        xbn = src.x(pn + 1);
+      }
+    }
+    if (!(p & kSingle)) acc = acc * pair_den<F>(src, p, xa, xb);
     store16(&out[o].x, acc);
+    if (on >= M) break;
+    o = on;
+    p = pn;
+    xa = xan;
+    xb = xbn;
   }
   store16(tot + t, acc);
 }

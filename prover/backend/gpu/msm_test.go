@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"fmt"
+	"math/big"
 	"math/rand/v2"
 	"testing"
 	"unsafe"
@@ -404,6 +405,9 @@ func msmTuneOccupancy(o int) uint32 { return uint32(o) << 10 }
 
 // msmTunePairRounds asks for r batch-affine pair rounds (0: XYZZ accumulation only).
 func msmTunePairRounds(r int) uint32 { return uint32(r+1) << 20 }
+
+// msmTuneBatchLog caps the sorted entries per batch of windows at 2^l.
+func msmTuneBatchLog(l int) uint32   { return uint32(l) << 24 }
 func msmTuneReduceLog(l int) uint32  { return uint32(l) << 12 }
 func msmTuneSegmentLog(l int) uint32 { return uint32(l) << 16 }
 
@@ -452,7 +456,7 @@ func TestMSMTuningVariantsAgree(t *testing.T) {
 			}
 		}
 	}
-	b.window = 1 << 24 // not a tuning bit
+	b.window = 1 << 29 // not a tuning bit
 	if _, err := b.MSMG1(g1b, 0, scalarCase(rng, "random", 10)); err == nil {
 		t.Error("unknown tuning bits accepted")
 	}
@@ -531,5 +535,56 @@ func TestMSMPairRoundsSpecialCases(t *testing.T) {
 	b.window = msmTunePairRounds(2) | msmTunePrefetch
 	if _, err := b.MSMG1(g1b, 0, equal); err == nil {
 		t.Error("pair rounds with the prefetching accumulation accepted")
+	}
+}
+
+// TestMSMWindowBatches splits the windows into many batches (one window each) and checks
+// the signed digits' carry into a batch's first window, which is recomputed there from
+// the lower windows: scalars whose windows hold exactly half (2^(c−1)) carry only when a
+// lower window does, so the look-back crosses several windows.
+func TestMSMWindowBatches(t *testing.T) {
+	b := testBackend(t)
+	rng := rand.New(rand.NewPCG(13, 14))
+	const n, c = 150, 6
+	p1, p2 := randPoints(rng, n)
+	g1b, err := b.LoadG1(p1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g1b.Close()
+	g2b, err := b.LoadG2(p2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g2b.Close()
+	s := scalarCase(rng, "random", n)
+	for i := 0; i < 40; i++ {
+		// windows 1..k hold 100000b; window 0 holds 33 (> half: carries) or 31 (does not).
+		var v big.Int
+		low := int64(31 + 2*(i%2))
+		v.SetInt64(low)
+		for w := 1; w <= 1+i%12; w++ {
+			v.Add(&v, new(big.Int).Lsh(big.NewInt(32), uint(c*w)))
+		}
+		s[i].SetBigInt(&v)
+	}
+	want1, want2 := cpuMSMG1(p1, s), cpuMSMG2(p2, s)
+	defer func() { b.window = 0 }()
+	for _, rounds := range []int{0, 3} {
+		b.window = c | msmTunePairRounds(rounds) | msmTuneBatchLog(7) // 2^7 < n entries: one window per batch
+		got1, err := b.MSMG1(g1b, 0, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !got1.Equal(&want1) {
+			t.Errorf("G1, %d pair rounds, one window per batch: mismatch", rounds)
+		}
+		got2, err := b.MSMG2(g2b, 0, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !got2.Equal(&want2) {
+			t.Errorf("G2, %d pair rounds, one window per batch: mismatch", rounds)
+		}
 	}
 }
