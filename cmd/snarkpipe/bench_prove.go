@@ -54,6 +54,7 @@ func benchProveFlags(kind string) []cli.Flag {
 		&cli.StringFlag{Name: "lib", Usage: "path of libsnarkpipe_cuda.so (default: next to the binary, then cuda/build/)"},
 		&cli.BoolFlag{Name: "cold", Usage: "skip the preload: the first proof also pays recording and key generation"},
 		&cli.IntFlag{Name: "synth-workers", Value: d.SynthesisWorkers, Usage: "partitions synthesized at once (each holds one witness working set)"},
+		&cli.BoolFlag{Name: "preload-slots", Value: d.PreloadSlots, Usage: "the setup also allocates and page-locks the pooled working-set slots (pipeline preload_slots; --preload-slots=false leaves that to the first proof)"},
 		&cli.BoolFlag{Name: "pin-keys", Usage: "page-lock the host copies of proving keys (pipeline pin_keys), so that GPU key loads run at bus speed; with --host-keys it measures a residency swap's loads"},
 		&cli.IntFlag{Name: "workers-per-device", Value: d.WorkersPerDevice, Usage: "device workers per GPU (one proves while the next prepares)"},
 		&cli.IntFlag{Name: "proof-streams", Usage: "partitions proved at once per GPU, each on its own CUDA stream (0: the backend's default)"},
@@ -118,6 +119,7 @@ func benchOptionsOf(c *cli.Context, kind string) (benchOptions, error) {
 	o.pipe = pipeline.DefaultConfig()
 	o.pipe.SynthesisWorkers = c.Int("synth-workers")
 	o.pipe.PinKeys = c.Bool("pin-keys")
+	o.pipe.PreloadSlots = c.Bool("preload-slots")
 	o.pipe.WorkersPerDevice = c.Int("workers-per-device")
 	o.pipe.HandoffDepth = c.Int("handoff")
 	o.pipe.EvalTasks = c.Int("eval-tasks")

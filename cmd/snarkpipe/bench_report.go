@@ -63,6 +63,8 @@ type setupRow struct {
 	Prepare  float64   `json:"probe_record_s"`
 	HostLoad float64   `json:"host_load_s"`
 	KeyLoads []float64 `json:"device_key_loads_s"`
+	Slots    int       `json:"preloaded_slots"` // pooled slots allocated and page-locked (pipeline preload_slots)
+	SlotTime float64   `json:"preloaded_slots_s"`
 	KeyGens  []keyMade `json:"key_generations"`
 	Skipped  bool      `json:"preload_skipped"`
 }

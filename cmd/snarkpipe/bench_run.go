@@ -233,8 +233,9 @@ func (r *benchRun) preload(ctx context.Context) error {
 		s.KeyLoads = append(s.KeyLoads, seconds(d))
 		keys = max(keys, d)
 	}
-	rest := took - li.HostLoad - keys
+	rest := took - li.HostLoad - keys - li.SlotTime
 	s.Prepare, s.HostLoad = seconds(max(rest, 0)), seconds(li.HostLoad)
+	s.Slots, s.SlotTime = li.Slots, seconds(li.SlotTime)
 	s.KeyGens = r.keys.generations()
 	r.pr.printf("setup done in %s: probe/record %s, host load %s", fmtDur(took), fmtDur(max(rest, 0)), fmtDur(li.HostLoad))
 	for i, d := range li.KeyLoads {
@@ -459,6 +460,9 @@ func (r *benchRun) writeSetup() {
 		fmt.Fprintf(w, ", preload %.3f (probe/record %.3f, host load %.3f", s.Preload, s.Prepare, s.HostLoad)
 		for i, d := range s.KeyLoads {
 			fmt.Fprintf(w, ", device %d key load %.3f", i, d)
+		}
+		if s.Slots > 0 {
+			fmt.Fprintf(w, ", %d slots preloaded %.3f", s.Slots, s.SlotTime)
 		}
 		fmt.Fprintln(w, ")")
 	}

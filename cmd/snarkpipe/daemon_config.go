@@ -68,6 +68,7 @@ var configComments = map[string]string{
 	"synthesis_workers":  "[pipeline] Partitions whose witness is built at once (each holds one working set). Default: a quarter of the CPUs.",
 	"critical_workers":   "[pipeline] Extra synthesis workers that take only critical work (Winning PoSt), so it never waits behind C2 partitions. 0: none.",
 	"pinned":             "[pipeline] Circuit ids never evicted once loaded (e.g. a Winning PoSt circuit).",
+	"preload_slots":      "[pipeline] A preload also allocates (and on a GPU page-locks) the circuit's pooled working-set slots, work its first proof would otherwise do (about 11 s at 32 GiB PoRep).",
 	"pin_keys":           "[pipeline] Page-lock the host copy of each proving key so that loading it onto a GPU (first use, residency swaps) runs at bus speed. Off until measured.",
 	"max_request_bytes":  "Largest request body; the default has headroom for a 64 GiB C1 output in base64.",
 	"address":            "[cuzk] Curio's gRPC endpoint, when enabled: unix:///path or host:port (non-loopback needs allow). Put the same value in Curio's [Cuzk] Address.",

@@ -388,6 +388,41 @@ func (a *arena) allocSlot(g *grant, shape slotShape) (*slot, error) {
 	return s, nil
 }
 
+// reserveIdle reserves the bytes of idle slots of shape so that n are idle, counting
+// those already idle, as many as fit the budget now without evicting anything and only
+// while no request waits (a waiting request allocates its own). The caller allocates each
+// reserved slot and hands it to addIdle, or gives its bytes back with unreserve.
+func (a *arena) reserveIdle(shape slotShape, n int) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.waiters) > 0 {
+		return 0
+	}
+	b, got := shape.bytes(), 0
+	for got < n-len(a.idle[shape]) && a.used+b <= a.capacity {
+		a.used += b
+		got++
+	}
+	a.stats.observeUsed(a.used)
+	return got
+}
+
+// addIdle puts a slot allocated for a reserveIdle reservation into the pool.
+func (a *arena) addIdle(s *slot) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.idle[s.shape] = append(a.idle[s.shape], s)
+	a.pump()
+}
+
+// unreserve gives back reserved bytes that were not allocated.
+func (a *arena) unreserve(bytes int64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.used -= bytes
+	a.pump()
+}
+
 // release returns a grant: the entry reference, and the working set (its slot back to the
 // pool, or its bytes when it had no slot). keepSlot false frees the slot instead (a slot
 // whose contents are suspect). Calling it twice is harmless.

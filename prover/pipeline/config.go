@@ -65,6 +65,14 @@ type Config struct {
 	// measured: at 32 GiB a Window PoSt key took 16 s to load from pageable memory.
 	PinKeys bool `toml:"pin_keys"`
 
+	// PreloadSlots makes Preload also allocate the pooled working-set slots of the
+	// circuit (one per synthesis worker, hand-off place and device worker, as far as they
+	// fit the host budget without evicting anything) and page-lock them on a GPU, work the
+	// first proof would otherwise do while it runs: at 32 GiB PoRep the page-locking held
+	// up the first proof's device work by about 11 s. The slots stay pooled as they would
+	// after that proof (idle slots are evicted first when memory is needed).
+	PreloadSlots bool `toml:"preload_slots"`
+
 	// Pinned circuits are never evicted once loaded (small SRS such as Winning PoSt).
 	Pinned []prover.CircuitID `toml:"pinned"`
 
@@ -85,6 +93,7 @@ func DefaultConfig() Config {
 		WorkersPerDevice: 2,
 		FinalizeWorkers:  2,
 		MaxBatch:         1,
+		PreloadSlots:     true,
 		IdempotencyTTL:   10 * time.Minute,
 		TraceEvents:      100_000,
 	}

@@ -336,6 +336,8 @@ type LoadInfo struct {
 	AlreadyResident bool
 	HostLoad        time.Duration
 	KeyLoads        []time.Duration // per device
+	Slots           int             // pooled slots allocated and page-locked (Config.PreloadSlots)
+	SlotTime        time.Duration
 }
 
 // Preload makes c's circuit resident on the host and every device without proving.
@@ -399,7 +401,15 @@ func (p *Pipeline) Preload(ctx context.Context, c prover.Circuit) (LoadInfo, err
 			info.AlreadyResident = false
 		}
 	}
-	return info, errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return info, err
+	}
+	if p.cfg.PreloadSlots {
+		t := time.Now()
+		info.Slots = p.preloadSlots(h)
+		info.SlotTime = time.Since(t)
+	}
+	return info, nil
 }
 
 // Evict drops an idle circuit from the host and every device (its memory is released in

@@ -65,3 +65,64 @@ func TestPreloadLoadsDevicesAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestPreloadSlotsPinnedBeforeTheFirstProof: with PreloadSlots, Preload fills the host
+// pool with one page-locked slot per synthesis worker, hand-off place and device worker,
+// so the first job allocates and page-locks nothing; a second preload adds none; a host
+// budget with room for fewer gets fewer, and nothing is evicted for them.
+func TestPreloadSlotsPinnedBeforeTheFirstProof(t *testing.T) {
+	c := bitsJob(0).Circuits[0]
+	h := hintFor(t, c)
+	cfg := testConfig()
+	cfg.PreloadSlots = true
+	cfg.SynthesisWorkers, cfg.HandoffDepth, cfg.WorkersPerDevice = 2, 1, 2
+	const want = 2 + 1 + 2
+	d := newResidentDouble(t)
+	p := newPipelineOn(t, cfg, Deps{Backends: []backend.Backend{packedDouble{d}}}, nil)
+	defer p.Close()
+	info, err := p.Preload(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shape := p.hostSlot(h)
+	check := func(when string, slots int) {
+		t.Helper()
+		s := p.Status()
+		pins, _, unpinned, _, _, _, _ := d.counts()
+		if s.Host.SlotAllocs != slots || pins != slots || unpinned != 0 {
+			t.Fatalf("%s: %d slot allocations, %d pins, %d unpinned uploads; want %d, %d, 0", when, s.Host.SlotAllocs, pins, unpinned, slots, slots)
+		}
+	}
+	if info.Slots != want {
+		t.Fatalf("preload made %d slots, want %d", info.Slots, want)
+	}
+	check("after the preload", want)
+	if s := p.Status(); s.Host.IdleSlotBytes != want*shape.bytes() {
+		t.Fatalf("%d idle slot bytes, want %d", s.Host.IdleSlotBytes, want*shape.bytes())
+	}
+	again, err := p.Preload(context.Background(), c)
+	if err != nil || again.Slots != 0 {
+		t.Fatalf("second preload: %d slots, %v; want none", again.Slots, err)
+	}
+	res := await(t, submit(t, p, bitsJob(1, 2, 3, 4)))
+	vk := devVK(t, c)
+	for i, x := range []uint64{1, 2, 3, 4} {
+		if err := vk.Verify(&res.Proofs[i], bitsOutput(x)); err != nil {
+			t.Errorf("partition %d: %v", i, err)
+		}
+	}
+	waitFor(t, "idle pipeline", func() bool { return idle(p) })
+	check("after the first job", want)
+
+	// Room for the circuit and two and a half slots: two are made.
+	cfg.HostBudget = p.hostEntryBytes(h) + 5*shape.bytes()/2
+	small := newPipelineOn(t, cfg, Deps{Backends: []backend.Backend{packedDouble{newResidentDouble(t)}}}, nil)
+	defer small.Close()
+	info, err = small.Preload(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := small.Status(); info.Slots != 2 || s.Host.SlotAllocs != 2 || s.Host.Evictions != 0 {
+		t.Fatalf("tight budget: %d slots made, %d allocations, %d evictions; want 2, 2, 0", info.Slots, s.Host.SlotAllocs, s.Host.Evictions)
+	}
+}

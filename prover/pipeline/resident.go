@@ -20,29 +20,59 @@ import (
 
 // pinSlot page-locks a newly allocated slot through the pipeline's pinner (a pooled slot
 // keeps its pin, so this runs once per slot; the freer unpins it when the slot is freed).
-// Only what is uploaded is pinned: z and the bitmaps, not host-evaluated rows. A failed pin
+func (p *Pipeline) pinSlot(part *partition) {
+	t := time.Now()
+	if p.pin(part.slot) {
+		part.t.Pin = time.Since(t)
+		p.trace.span("pin slot", part.worker, t, t.Add(part.t.Pin), part)
+	}
+}
+
+// pin page-locks sl unless it has been tried before, and reports whether it tried. Only
+// what is uploaded is pinned: z and the bitmaps, not host-evaluated rows. A failed pin
 // is not an error: the upload still works from pageable memory, only slower, and the
 // slot is not tried again.
-func (p *Pipeline) pinSlot(part *partition) {
-	sl := part.slot
+func (p *Pipeline) pin(sl *slot) bool {
 	if p.pinner == nil || sl.unpin != nil {
-		return
+		return false
 	}
 	v := sl.all
 	if sl.shape.m > 0 {
 		v = sl.z
 	}
-	t := time.Now()
 	unpin, err := p.pinner.PinHost(v)
-	part.t.Pin = time.Since(t)
 	if err != nil || unpin == nil {
 		p.metrics.pins.WithLabelValues("failed").Inc()
 		sl.unpin = func() error { return nil }
-		return
+		return true
 	}
 	p.metrics.pins.WithLabelValues("ok").Inc()
 	sl.unpin = unpin
-	p.trace.span("pin slot", part.worker, t, t.Add(part.t.Pin), part)
+	return true
+}
+
+// preloadSlots fills the host pool with the slots of h's shape that its first proof
+// would otherwise allocate and page-lock while it runs (Config.PreloadSlots): one per
+// synthesis worker, hand-off place and device worker, as far as they fit the host budget
+// without evicting anything. At 32 GiB PoRep a slot takes 2–8 s to page-lock, and the
+// first proof's uploads and device allocations waited for those pins (11.5 s for its
+// first upload, docs/BENCHMARKS.md). It returns the slots it added.
+func (p *Pipeline) preloadSlots(h Hint) int {
+	shape := p.hostSlot(h)
+	n := p.cfg.SynthesisWorkers + p.cfg.HandoffDepth + p.cfg.WorkersPerDevice*len(p.devices)
+	k := p.host.reserveIdle(shape, n)
+	for i := range k {
+		sl, err := newSlot(shape)
+		if err != nil {
+			p.host.unreserve(int64(k-i) * shape.bytes())
+			p.circuits.log.Warn("pipeline: preloading slots stopped", "made", i, "of", k, "err", err)
+			return i
+		}
+		p.host.stats.slotAllocated(shape.bytes())
+		p.pin(sl)
+		p.host.addIdle(sl)
+	}
+	return k
 }
 
 // pinKeys page-locks the point vectors of params through the pipeline's pinner
