@@ -73,7 +73,9 @@
 // device lacking the path (the CPU) evaluates the rows on the host for every partition,
 // since any device may take any partition; resident devices then ignore the rows. Slots
 // are page-locked once through the first resident device's backend.HostPinner (pooled
-// slots keep their pin) and unpinned by the freer when freed.
+// slots keep their pin) and unpinned by the freer when freed. With Config.PreloadSlots a
+// Preload allocates and page-locks the slots the circuit's first proof would otherwise
+// take while running (page-locking stalls the device's uploads meanwhile).
 //
 // # Keys
 //
