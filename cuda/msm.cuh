@@ -281,7 +281,8 @@ inline uint32_t msm_window_bits(uint64_t n) {
 // bits 12..15 log2 of the buckets per bucket-reduction thread, bits 16..19 log2 of the
 // largest segment per accumulation thread, bits 20..23 one more than the number of
 // batch-affine pair rounds before the XYZZ accumulation (msm_affine.cuh; 1 = none),
-// bits 24..28 log2 of the most sorted entries per batch of windows (tests: many batches).
+// bits 24..28 log2 of the most sorted entries per batch of windows (tests: many batches),
+// bit 29 makes the pair rounds' scratch fail as if the device were full (tests).
 struct MsmTuning {
   uint32_t c = 0;
   bool inline_mul = false;
@@ -291,10 +292,12 @@ struct MsmTuning {
   uint32_t seg_log = 0;
   uint32_t rounds = kMsmPairRoundsDefault;
   uint32_t batch_log = 0;
+  bool fail_pairs = false;
   explicit MsmTuning(uint32_t w)
       : c(w & 0xff), inline_mul((w >> 8) & 1), prefetch((w >> 9) & 1), occ((w >> 10) & 3),
-        reduce_log((w >> 12) & 0xf), seg_log((w >> 16) & 0xf), batch_log((w >> 24) & 0x1f) {
-    if (w >> 29) invalid("msm: unknown tuning bits in window_bits");
+        reduce_log((w >> 12) & 0xf), seg_log((w >> 16) & 0xf), batch_log((w >> 24) & 0x1f),
+        fail_pairs((w >> 29) & 1) {
+    if (w >> 30) invalid("msm: unknown tuning bits in window_bits");
     if (batch_log > 28) invalid("msm: batch log must be <= 28");
     if (seg_log && seg_log < 3) invalid("msm: segment log must be >= 3");
     const bool variant = inline_mul || prefetch || occ > 1;
@@ -474,7 +477,8 @@ void msm_run(snarkpipe_ctx* ctx, const Affine<F>* bases, const Fr* scalars, uint
     Buf<uint32_t> keys_in(mmax, s), vals_in(mmax, s), keys_out(mmax, s), vals_out(mmax, s);
     Buf<uint32_t> start(nkeys, s), end(nkeys, s);
     Buf<Xyzz<F>> lo(nseg_max, s), hi(nseg_max, s);
-    MsmPairBuffers<F> pairs(tu.rounds ? mmax : 0, tu.rounds ? nkeys : 1, s);  // tiny without rounds
+    MsmPairScratch<F> pairs;
+    const uint32_t rounds = pairs.make(tu, mmax, nkeys, s);
 
     size_t temp_bytes = 0;
     SP_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, keys_in.p, keys_out.p, vals_in.p, vals_out.p,
@@ -496,11 +500,11 @@ void msm_run(snarkpipe_ctx* ctx, const Affine<F>* bases, const Fr* scalars, uint
       SP_LAUNCHED("msm_bounds");
       Xyzz<F>* bk = buckets.p + size_t(w0) * B;
       uint32_t Kb = K;
-      if (tu.rounds) {
-        const uint32_t M = msm_pair_rounds<F>(pairs, tu.rounds, GatherSrc<F>{bases, vals_out.p}, keys_out.p, m,
+      if (rounds) {
+        const uint32_t M = msm_pair_rounds<F>(*pairs.p, rounds, GatherSrc<F>{bases, vals_out.p}, keys_out.p, m,
                                               nw << c, int(c), start.p, end.p, s);
-        const Affine<F>* pts = (tu.rounds % 2) ? pairs.pts0.p : pairs.pts1.p;
-        const uint32_t* pkeys = (tu.rounds % 2) ? pairs.keys0.p : pairs.keys1.p;
+        const Affine<F>* pts = (rounds % 2) ? pairs.p->pts0.p : pairs.p->pts1.p;
+        const uint32_t* pkeys = (rounds % 2) ? pairs.p->keys0.p : pairs.p->keys1.p;
         Kb = msm_segment_len(M, nseg_max, k_max);
         if (M) {
           msm_segments_dense<F><<<blocks_for((M + Kb - 1) / Kb, 128), 128, 0, s>>>(pts, pkeys, M, Kb, int(c), start.p, end.p, bk, lo.p, hi.p);

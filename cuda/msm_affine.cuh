@@ -250,6 +250,48 @@ struct MsmPairBuffers {
   }
 };
 
+// MsmPairScratch holds the rounds' buffers when there are rounds and they fit.
+template <class F>
+struct MsmPairScratch {
+  MsmPairBuffers<F>* p = nullptr;
+  MsmPairScratch() = default;
+  MsmPairScratch(const MsmPairScratch&) = delete;
+  MsmPairScratch& operator=(const MsmPairScratch&) = delete;
+  ~MsmPairScratch() { delete p; }
+
+  // make allocates the buffers for tu.rounds rounds and returns the rounds to run: 0 when
+  // there are none, or when the device has no room for their scratch (~100 bytes per
+  // entry for G1, ~200 for G2) even after the memory pool returned what it caches: the
+  // MSM then accumulates in XYZZ only, slower but with the same result, instead of
+  // failing. tu.fail_pairs simulates a full device for the tests.
+  template <class Tuning>
+  uint32_t make(const Tuning& tu, uint64_t mmax, uint32_t nkeys, cudaStream_t s) {
+    if (!tu.rounds) return 0;
+    for (int attempt = 0; attempt < 2; attempt++) {
+      try {
+        if (tu.fail_pairs) throw Error{SNARKPIPE_ENOMEM, "msm: pair round scratch (simulated)"};
+        p = new MsmPairBuffers<F>(mmax, nkeys, s);
+        return tu.rounds;
+      } catch (const Error& e) {
+        if (e.code != SNARKPIPE_ENOMEM) throw;
+        (void)cudaGetLastError();  // the failed allocation is not a launch error
+      }
+      if (attempt == 0) trim_pool(s);
+    }
+    return 0;
+  }
+
+  // trim_pool returns the device pool's cached, unused memory (the context's mem_trim).
+  static void trim_pool(cudaStream_t s) {
+    int device = 0;
+    cudaMemPool_t pool;
+    SP_CUDA(cudaGetDevice(&device));
+    SP_CUDA(cudaDeviceGetDefaultMemPool(&pool, device));
+    SP_CUDA(cudaStreamSynchronize(s));
+    SP_CUDA(cudaMemPoolTrimTo(pool, 0));
+  }
+};
+
 // msm_pair_round runs one round from (src, keys, m entries) into buffer `which` and returns
 // the number of output slots; start/end (over nkeys keys) describe the output's runs after.
 template <class F, class Src>

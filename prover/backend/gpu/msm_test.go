@@ -407,7 +407,11 @@ func msmTuneOccupancy(o int) uint32 { return uint32(o) << 10 }
 func msmTunePairRounds(r int) uint32 { return uint32(r+1) << 20 }
 
 // msmTuneBatchLog caps the sorted entries per batch of windows at 2^l.
-func msmTuneBatchLog(l int) uint32   { return uint32(l) << 24 }
+func msmTuneBatchLog(l int) uint32 { return uint32(l) << 24 }
+
+// msmTuneFailPairs makes the pair rounds' scratch allocation fail as on a full device.
+const msmTuneFailPairs = 1 << 29
+
 func msmTuneReduceLog(l int) uint32  { return uint32(l) << 12 }
 func msmTuneSegmentLog(l int) uint32 { return uint32(l) << 16 }
 
@@ -456,7 +460,7 @@ func TestMSMTuningVariantsAgree(t *testing.T) {
 			}
 		}
 	}
-	b.window = 1 << 29 // not a tuning bit
+	b.window = 1 << 30 // not a tuning bit
 	if _, err := b.MSMG1(g1b, 0, scalarCase(rng, "random", 10)); err == nil {
 		t.Error("unknown tuning bits accepted")
 	}
@@ -535,6 +539,16 @@ func TestMSMPairRoundsSpecialCases(t *testing.T) {
 	b.window = msmTunePairRounds(2) | msmTunePrefetch
 	if _, err := b.MSMG1(g1b, 0, equal); err == nil {
 		t.Error("pair rounds with the prefetching accumulation accepted")
+	}
+	// No room for the rounds' scratch: the MSM runs without them, same result.
+	sc := cases["random"]
+	want1, want2 := cpuMSMG1(p1, sc), cpuMSMG2(p2, sc)
+	b.window = msmTunePairRounds(3) | msmTuneFailPairs
+	if got, err := b.MSMG1(g1b, 0, sc); err != nil || !got.Equal(&want1) {
+		t.Errorf("G1 without room for the pair rounds: err %v, equal %v", err, got.Equal(&want1))
+	}
+	if got, err := b.MSMG2(g2b, 0, sc); err != nil || !got.Equal(&want2) {
+		t.Errorf("G2 without room for the pair rounds: err %v, equal %v", err, got.Equal(&want2))
 	}
 }
 
