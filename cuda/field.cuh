@@ -306,7 +306,83 @@ struct alignas(16) Fe {
   }
 #endif
 
-  __device__ __forceinline__ Fe sqr() const { return *this * *this; }
+  // sqr: with -DSP_FP_SQR (a comparison build, not yet measured) the dedicated square
+  // below, else the product.
+  __device__ __forceinline__ Fe sqr() const {
+#ifdef SP_FP_SQR
+    if constexpr (N > 8 && !P::kInlineMul) {
+      return sqr_call(*this);
+    } else {
+      return sqr_inline(*this);
+    }
+#else
+    return *this * *this;
+#endif
+  }
+
+#ifdef SP_FP_SQR
+  static __device__ __noinline__ Fe sqr_call(const Fe a) { return sqr_inline(a); }
+
+  // sqr_inline: a²·R^-1 with N(N−1)/2 + N limb products for the square instead of N²:
+  // the products a_i·a_j (i < j) row by row into T (2N limbs), doubled, plus the squares
+  // a_i²; then the low half is Montgomery-reduced as in mul_inline's reduction rows,
+  // giving (T_lo + M·p)/R < p + 1, and the high half T_hi < a²/R < p/2 (a < 2p, p < R/8
+  // for Fp; < 0.46p for Fr with a < p) is added: below 2p, so one subtraction reduces it.
+  // Row i's lo chain ends in T[i+N], which holds at most the carry of row i−1's hi chain;
+  // its hi chain ends in T[i+N+1], still zero.
+  static __device__ __forceinline__ Fe sqr_inline(const Fe& x) {
+    const uint32_t* a = x.v;
+    uint32_t T[2 * N];
+#pragma unroll
+    for (int k = 0; k < 2 * N; k++) T[k] = 0;
+#pragma unroll
+    for (int i = 0; i < N - 1; i++) {
+      T[2 * i + 1] = cc::mad_lo_cc(a[i], a[i + 1], T[2 * i + 1]);
+#pragma unroll
+      for (int j = i + 2; j < N; j++) T[i + j] = cc::madc_lo_cc(a[i], a[j], T[i + j]);
+      T[i + N] = cc::addc(T[i + N], 0);
+      T[2 * i + 2] = cc::mad_hi_cc(a[i], a[i + 1], T[2 * i + 2]);
+#pragma unroll
+      for (int j = i + 2; j < N; j++) T[i + j + 1] = cc::madc_hi_cc(a[i], a[j], T[i + j + 1]);
+      T[i + N + 1] = cc::addc(0, 0);
+    }
+#pragma unroll
+    for (int k = 2 * N - 1; k > 0; k--) T[k] = (T[k] << 1) | (T[k - 1] >> 31);
+    T[0] = cc::mad_lo_cc(a[0], a[0], 0);  // T[0] is 0 after the off-diagonal rows
+    T[1] = cc::madc_hi_cc(a[0], a[0], T[1]);
+#pragma unroll
+    for (int i = 1; i < N - 1; i++) {
+      T[2 * i] = cc::madc_lo_cc(a[i], a[i], T[2 * i]);
+      T[2 * i + 1] = cc::madc_hi_cc(a[i], a[i], T[2 * i + 1]);
+    }
+    T[2 * N - 2] = cc::madc_lo_cc(a[N - 1], a[N - 1], T[2 * N - 2]);
+    T[2 * N - 1] = cc::madc_hi(a[N - 1], a[N - 1], T[2 * N - 1]);
+    uint32_t t[N + 1];
+#pragma unroll
+    for (int k = 0; k < N; k++) t[k] = T[k];
+    t[N] = 0;
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+      const uint32_t m = t[0] * P::M0;
+      t[0] = cc::mad_lo_cc(m, P::mod(0), t[0]);
+#pragma unroll
+      for (int j = 1; j < N; j++) t[j] = cc::madc_lo_cc(m, P::mod(j), t[j]);
+      t[N] = cc::addc(t[N], 0);
+      t[1] = cc::mad_hi_cc(m, P::mod(0), t[1]);
+#pragma unroll
+      for (int j = 1; j < N - 1; j++) t[j + 1] = cc::madc_hi_cc(m, P::mod(j), t[j + 1]);
+      t[N] = cc::madc_hi(m, P::mod(N - 1), t[N]);
+#pragma unroll
+      for (int j = 0; j < N; j++) t[j] = t[j + 1];
+      t[N] = 0;
+    }
+    Fe r;
+    r.v[0] = cc::mad_lo_cc(T[N], 1, t[0]);  // t[0] + T[N], carry out
+#pragma unroll
+    for (int k = 1; k < N; k++) r.v[k] = cc::addc_cc(t[k], T[N + k]);
+    return reduce_once(r, cc::addc(0, 0));
+  }
+#endif
 
   // from_mont returns the canonical value a·R^-1 (Montgomery product with raw 1).
   __device__ __forceinline__ Fe from_mont() const {
