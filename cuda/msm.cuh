@@ -166,12 +166,11 @@ static __global__ void msm_segments(const Affine<F>* __restrict__ bases, const u
 }
 
 // msm_segments_dense: the accumulation over the points the pair rounds left.
-template <class F>
-static __global__ void msm_segments_dense(const Affine<F>* __restrict__ pts, const uint32_t* __restrict__ keys,
-                                          uint32_t m, uint32_t K, int c, const uint32_t* __restrict__ start,
-                                          const uint32_t* __restrict__ end, Xyzz<F>* buckets, Xyzz<F>* lo,
-                                          Xyzz<F>* hi) {
-  msm_segments_body<F, false>(DenseSrc<F>{pts}, keys, m, K, c, start, end, buckets, lo, hi);
+template <class F, class Src>
+static __global__ void msm_segments_dense(Src src, const uint32_t* __restrict__ keys, uint32_t m, uint32_t K, int c,
+                                          const uint32_t* __restrict__ start, const uint32_t* __restrict__ end,
+                                          Xyzz<F>* buckets, Xyzz<F>* lo, Xyzz<F>* hi) {
+  msm_segments_body<F, false>(src, keys, m, K, c, start, end, buckets, lo, hi);
 }
 
 // msm_segments_occ: the same with blocks of kMsmSegThreads threads and at least MINB of
@@ -411,7 +410,7 @@ uint32_t msm_pair_rounds(MsmPairBuffers<F>& pb, uint32_t rounds, const GatherSrc
   uint32_t M = msm_pair_round<F>(pb, 0, src0, keys, m, nkeys, c, start, end, s);
   for (uint32_t r = 1; r < rounds; r++) {
     const int in = int((r - 1) % 2);
-    const DenseSrc<F> src{in ? pb.pts1.p : pb.pts0.p};
+    const typename PairOut<F>::Src src = pb.out(in).src();
     M = msm_pair_round<F>(pb, 1 - in, src, in ? pb.keys1.p : pb.keys0.p, M, nkeys, c, start, end, s);
   }
   return M;
@@ -503,11 +502,12 @@ void msm_run(snarkpipe_ctx* ctx, const Affine<F>* bases, const Fr* scalars, uint
       if (rounds) {
         const uint32_t M = msm_pair_rounds<F>(*pairs.p, rounds, GatherSrc<F>{bases, vals_out.p}, keys_out.p, m,
                                               nw << c, int(c), start.p, end.p, s);
-        const Affine<F>* pts = (rounds % 2) ? pairs.p->pts0.p : pairs.p->pts1.p;
+        const auto pts = pairs.p->out((rounds % 2) ? 0 : 1).src();
+        using DS = typename PairOut<F>::Src;
         const uint32_t* pkeys = (rounds % 2) ? pairs.p->keys0.p : pairs.p->keys1.p;
         Kb = msm_segment_len(M, nseg_max, k_max);
         if (M) {
-          msm_segments_dense<F><<<blocks_for((M + Kb - 1) / Kb, 128), 128, 0, s>>>(pts, pkeys, M, Kb, int(c), start.p, end.p, bk, lo.p, hi.p);
+          msm_segments_dense<F, DS><<<blocks_for((M + Kb - 1) / Kb, 128), 128, 0, s>>>(pts, pkeys, M, Kb, int(c), start.p, end.p, bk, lo.p, hi.p);
           SP_LAUNCHED("msm_segments_dense");
         }
       } else {

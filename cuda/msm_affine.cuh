@@ -57,6 +57,58 @@ struct DenseSrc {
   __device__ __forceinline__ F x(uint32_t i) const { return load16(&pts[i].x); }
 };
 
+// SoaSrc reads a round's output kept as separate x and y arrays (SoaOut).
+template <class F>
+struct SoaSrc {
+  const F* xs;
+  const F* ys;
+  __device__ __forceinline__ Affine<F> point(uint32_t i) const { return Affine<F>{load16(xs + i), load16(ys + i)}; }
+  __device__ __forceinline__ F x(uint32_t i) const { return load16(xs + i); }
+};
+
+// The layout of a round's output points, which also holds the running products of the
+// denominators between pair_prefix and pair_finish (in the x of each slot). AosOut:
+// an Affine array, the default. SoaOut (-DSP_MSM_SOA, a comparison build not yet
+// measured): x and y in separate arrays, so the running products and the x that the next
+// round's prefix reads are contiguous across a warp instead of every other 48 bytes.
+template <class F>
+struct AosOut {
+  using Src = DenseSrc<F>;
+  Affine<F>* pts;
+  __device__ __forceinline__ void store_x(uint32_t o, const F& v) const { store16(&pts[o].x, v); }
+  __device__ __forceinline__ F load_x(uint32_t o) const { return load16(&pts[o].x); }
+  __device__ __forceinline__ void store(uint32_t o, const Affine<F>& a) const { store16(pts + o, a); }
+  Src src() const { return Src{pts}; }
+  static AosOut view(Affine<F>* buf, uint64_t) { return AosOut{buf}; }
+};
+
+template <class F>
+struct SoaOut {
+  using Src = SoaSrc<F>;
+  F* xs;
+  F* ys;
+  __device__ __forceinline__ void store_x(uint32_t o, const F& v) const { store16(xs + o, v); }
+  __device__ __forceinline__ F load_x(uint32_t o) const { return load16(xs + o); }
+  __device__ __forceinline__ void store(uint32_t o, const Affine<F>& a) const {
+    store16(xs + o, a.x);
+    store16(ys + o, a.y);
+  }
+  Src src() const { return Src{xs, ys}; }
+  // view: a buffer of cap Affine points seen as cap x then cap y.
+  static SoaOut view(Affine<F>* buf, uint64_t cap) {
+    F* xs = reinterpret_cast<F*>(buf);
+    return SoaOut{xs, xs + cap};
+  }
+};
+
+#ifdef SP_MSM_SOA
+template <class F>
+using PairOut = SoaOut<F>;
+#else
+template <class F>
+using PairOut = AosOut<F>;
+#endif
+
 // PairKind: how a + b is formed. kChord and kTangent take λ = num/den.
 enum PairKind : uint32_t { kChord, kTangent, kTakeA, kTakeB, kInfinity };
 
@@ -121,9 +173,9 @@ static __global__ void msm_pair_bounds(uint32_t nkeys, const uint32_t* __restric
 
 // msm_pair_prefix: the loads of a thread's next slot are issued before the product of the
 // current one (the running product is a serial chain; the loads are not).
-template <class F, class Src>
-static __global__ void msm_pair_prefix(Src src, const uint32_t* __restrict__ plan, uint32_t M, uint32_t S,
-                                       Affine<F>* __restrict__ out, F* __restrict__ tot) {
+template <class F, class Src, class Out>
+static __global__ void msm_pair_prefix(Src src, const uint32_t* __restrict__ plan, uint32_t M, uint32_t S, Out out,
+                                       F* __restrict__ tot) {
   const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= S) return;  // S <= M, so slot t exists
   F acc = F::one();
@@ -145,7 +197,7 @@ static __global__ void msm_pair_prefix(Src src, const uint32_t* __restrict__ pla
       }
     }
     if (!(p & kSingle)) acc = acc * pair_den<F>(src, p, xa, xb);
-    store16(&out[o].x, acc);
+    out.store_x(o, acc);
     if (on >= M) break;
     o = on;
     p = pn;
@@ -178,9 +230,9 @@ static __global__ void msm_invert_group(F* __restrict__ tot, uint32_t n, F* __re
   store16(tot + b, inv);
 }
 
-template <class F, class Src>
-static __global__ void msm_pair_finish(Src src, const uint32_t* __restrict__ plan, uint32_t M, uint32_t S,
-                                       Affine<F>* __restrict__ out, const F* __restrict__ tot) {
+template <class F, class Src, class Out>
+static __global__ void msm_pair_finish(Src src, const uint32_t* __restrict__ plan, uint32_t M, uint32_t S, Out out,
+                                       const F* __restrict__ tot) {
   const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= S) return;
   F inv = load16(tot + t);  // 1 / (product of every denominator of the thread)
@@ -191,7 +243,7 @@ static __global__ void msm_pair_finish(Src src, const uint32_t* __restrict__ pla
     const uint32_t i = p & ~kSingle;
     const Affine<F> a = src.point(i);
     if (p & kSingle) {
-      store16(out + o, a);
+      out.store(o, a);
       continue;
     }
     const Affine<F> b = src.point(i + 1);
@@ -206,7 +258,7 @@ static __global__ void msm_pair_finish(Src src, const uint32_t* __restrict__ pla
     } else {
       // inv is 1/(d_0·…·d_j); the running product d_0·…·d_(j−1) sits in the previous slot.
       const F den = (kind == kChord) ? b.x - a.x : a.y.dbl();
-      const F dinv = j ? inv * load16(&out[o - S].x) : inv;
+      const F dinv = j ? inv * out.load_x(o - S) : inv;
       inv = inv * den;
       F num;
       if (kind == kChord) {
@@ -219,7 +271,7 @@ static __global__ void msm_pair_finish(Src src, const uint32_t* __restrict__ pla
       const F x3 = lambda.sqr() - a.x - b.x;
       r = Affine<F>{x3, lambda * (a.x - x3) - a.y};
     }
-    store16(out + o, r);
+    out.store(o, r);
   }
 }
 
@@ -242,6 +294,8 @@ struct MsmPairBuffers {
         pts0(cap[0], s), pts1(cap[1], s), keys0(cap[0], s), keys1(cap[1], s), plan(cap[0], s), cnt(nkeys, s),
         ostart(nkeys, s), tot(cap[0] / kPairSlots + 1, s), pre(cap[0] / kPairSlots + 1, s),
         scan_temp(scan_size(nkeys, s), s), scan_bytes(scan_size(nkeys, s)) {}
+  // out: round output buffer `which` in the build's layout.
+  PairOut<F> out(int which) const { return PairOut<F>::view(which ? pts1.p : pts0.p, cap[which]); }
   static size_t scan_size(uint32_t nkeys, cudaStream_t s) {
     size_t bytes = 0;
     SP_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, bytes, static_cast<uint32_t*>(nullptr),
@@ -307,7 +361,8 @@ uint32_t msm_pair_round(MsmPairBuffers<F>& pb, int which, const Src& src, const 
   SP_CUDA(cudaStreamSynchronize(s));
   const uint32_t M = last[0] + last[1];
   if (M > pb.cap[which]) invalid("msm: pair round larger than its buffer");  // cannot happen (slots_after)
-  Affine<F>* out = which ? pb.pts1.p : pb.pts0.p;
+  using Out = PairOut<F>;  // (a plain name: the host emulation rewrites launches by pattern)
+  const Out out = pb.out(which);
   uint32_t* okeys = which ? pb.keys1.p : pb.keys0.p;
   if (m) {
     msm_pair_plan<<<blocks_for(m, 256), 256, 0, s>>>(keys, m, c, start, end, pb.ostart.p, pb.plan.p, okeys);
@@ -317,11 +372,11 @@ uint32_t msm_pair_round(MsmPairBuffers<F>& pb, int which, const Src& src, const 
   SP_LAUNCHED("msm_pair_bounds");
   if (M == 0) return 0;
   const uint32_t S = (M + kPairSlots - 1) / kPairSlots;
-  msm_pair_prefix<F, Src><<<blocks_for(S, 128), 128, 0, s>>>(src, pb.plan.p, M, S, out, pb.tot.p);
+  msm_pair_prefix<F, Src, Out><<<blocks_for(S, 128), 128, 0, s>>>(src, pb.plan.p, M, S, out, pb.tot.p);
   SP_LAUNCHED("msm_pair_prefix");
   msm_invert_group<F><<<blocks_for((S + kInvGroup - 1) / kInvGroup, 64), 64, 0, s>>>(pb.tot.p, S, pb.pre.p);
   SP_LAUNCHED("msm_invert_group");
-  msm_pair_finish<F, Src><<<blocks_for(S, 128), 128, 0, s>>>(src, pb.plan.p, M, S, out, pb.tot.p);
+  msm_pair_finish<F, Src, Out><<<blocks_for(S, 128), 128, 0, s>>>(src, pb.plan.p, M, S, out, pb.tot.p);
   SP_LAUNCHED("msm_pair_finish");
   return M;
 }
