@@ -12,6 +12,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fp"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/snarkpipe/snarkpipe/cuda"
+	"github.com/snarkpipe/snarkpipe/prover/backend"
 )
 
 // The GPU tests below skip without libsnarkpipe_cuda.so and a device (see testBackend).
@@ -415,6 +416,26 @@ const msmTuneFailPairs = 1 << 29
 func msmTuneReduceLog(l int) uint32  { return uint32(l) << 12 }
 func msmTuneSegmentLog(l int) uint32 { return uint32(l) << 16 }
 
+// expectMSMs runs the G1 and G2 MSMs of s with b's current window_bits and checks them
+// against want1 and want2 (label names the case).
+func expectMSMs(t *testing.T, b *Backend, g1b backend.G1Bases, g2b backend.G2Bases, s []fr.Element, want1 *bls.G1Jac, want2 *bls.G2Jac, label string) {
+	t.Helper()
+	got1, err := b.MSMG1(g1b, 0, s)
+	if err != nil {
+		t.Fatalf("G1 %s: %v", label, err)
+	}
+	if !got1.Equal(want1) {
+		t.Errorf("G1 %s: mismatch", label)
+	}
+	got2, err := b.MSMG2(g2b, 0, s)
+	if err != nil {
+		t.Fatalf("G2 %s: %v", label, err)
+	}
+	if !got2.Equal(want2) {
+		t.Errorf("G2 %s: mismatch", label)
+	}
+}
+
 // TestMSMTuningVariantsAgree runs every accumulation and reduction variant the benchmark
 // compares against gnark-crypto (random and Filecoin-like scalars, forced and automatic
 // windows).
@@ -444,20 +465,7 @@ func TestMSMTuningVariantsAgree(t *testing.T) {
 		want1, want2 := cpuMSMG1(p1, s), cpuMSMG2(p2, s)
 		for _, tu := range tunings {
 			b.window = tu
-			got1, err := b.MSMG1(g1b, 0, s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !got1.Equal(&want1) {
-				t.Errorf("G1 %s tuning %#x: mismatch", kind, tu)
-			}
-			got2, err := b.MSMG2(g2b, 0, s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !got2.Equal(&want2) {
-				t.Errorf("G2 %s tuning %#x: mismatch", kind, tu)
-			}
+			expectMSMs(t, b, g1b, g2b, s, &want1, &want2, fmt.Sprintf("%s tuning %#x", kind, tu))
 		}
 	}
 	b.window = 1 << 30 // not a tuning bit
@@ -520,20 +528,7 @@ func TestMSMPairRoundsSpecialCases(t *testing.T) {
 		want1, want2 := cpuMSMG1(p1, sc), cpuMSMG2(p2, sc)
 		for _, rounds := range []int{0, 1, 2, 3, 4, 9} {
 			b.window = 6 | msmTunePairRounds(rounds)
-			got1, err := b.MSMG1(g1b, 0, sc)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !got1.Equal(&want1) {
-				t.Errorf("G1 %s scalars, %d pair rounds: mismatch", name, rounds)
-			}
-			got2, err := b.MSMG2(g2b, 0, sc)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !got2.Equal(&want2) {
-				t.Errorf("G2 %s scalars, %d pair rounds: mismatch", name, rounds)
-			}
+			expectMSMs(t, b, g1b, g2b, sc, &want1, &want2, fmt.Sprintf("%s scalars, %d pair rounds", name, rounds))
 		}
 	}
 	b.window = msmTunePairRounds(2) | msmTunePrefetch
@@ -544,12 +539,7 @@ func TestMSMPairRoundsSpecialCases(t *testing.T) {
 	sc := cases["random"]
 	want1, want2 := cpuMSMG1(p1, sc), cpuMSMG2(p2, sc)
 	b.window = msmTunePairRounds(3) | msmTuneFailPairs
-	if got, err := b.MSMG1(g1b, 0, sc); err != nil || !got.Equal(&want1) {
-		t.Errorf("G1 without room for the pair rounds: err %v, equal %v", err, got.Equal(&want1))
-	}
-	if got, err := b.MSMG2(g2b, 0, sc); err != nil || !got.Equal(&want2) {
-		t.Errorf("G2 without room for the pair rounds: err %v, equal %v", err, got.Equal(&want2))
-	}
+	expectMSMs(t, b, g1b, g2b, sc, &want1, &want2, "without room for the pair rounds")
 }
 
 // TestMSMWindowBatches splits the windows into many batches (one window each) and checks
@@ -586,19 +576,6 @@ func TestMSMWindowBatches(t *testing.T) {
 	defer func() { b.window = 0 }()
 	for _, rounds := range []int{0, 3} {
 		b.window = c | msmTunePairRounds(rounds) | msmTuneBatchLog(7) // 2^7 < n entries: one window per batch
-		got1, err := b.MSMG1(g1b, 0, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !got1.Equal(&want1) {
-			t.Errorf("G1, %d pair rounds, one window per batch: mismatch", rounds)
-		}
-		got2, err := b.MSMG2(g2b, 0, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !got2.Equal(&want2) {
-			t.Errorf("G2, %d pair rounds, one window per batch: mismatch", rounds)
-		}
+		expectMSMs(t, b, g1b, g2b, s, &want1, &want2, fmt.Sprintf("%d pair rounds, one window per batch", rounds))
 	}
 }
