@@ -416,6 +416,22 @@ const msmTuneFailPairs = 1 << 29
 func msmTuneReduceLog(l int) uint32  { return uint32(l) << 12 }
 func msmTuneSegmentLog(l int) uint32 { return uint32(l) << 16 }
 
+// loadBases loads p1 and p2 as device bases, closed when the test ends.
+func loadBases(t *testing.T, b *Backend, p1 []bls.G1Affine, p2 []bls.G2Affine) (backend.G1Bases, backend.G2Bases) {
+	t.Helper()
+	g1b, err := b.LoadG1(p1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = g1b.Close() })
+	g2b, err := b.LoadG2(p2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = g2b.Close() })
+	return g1b, g2b
+}
+
 // expectMSMs runs the G1 and G2 MSMs of s with b's current window_bits and checks them
 // against want1 and want2 (label names the case).
 func expectMSMs(t *testing.T, b *Backend, g1b backend.G1Bases, g2b backend.G2Bases, s []fr.Element, want1 *bls.G1Jac, want2 *bls.G2Jac, label string) {
@@ -444,16 +460,7 @@ func TestMSMTuningVariantsAgree(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	const n = 3000
 	p1, p2 := randPoints(rng, n)
-	g1b, err := b.LoadG1(p1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g1b.Close()
-	g2b, err := b.LoadG2(p2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g2b.Close()
+	g1b, g2b := loadBases(t, b, p1, p2)
 	tunings := []uint32{
 		msmTuneInlineMul, msmTunePrefetch, msmTuneInlineMul | msmTunePrefetch,
 		8 | msmTuneReduceLog(2), 8 | msmTuneReduceLog(7), 9 | msmTuneSegmentLog(3) | msmTunePrefetch,
@@ -503,16 +510,7 @@ func TestMSMPairRoundsSpecialCases(t *testing.T) {
 			p1[i], p2[i] = r1[1+i%2], r2[1+i%2]
 		}
 	}
-	g1b, err := b.LoadG1(p1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g1b.Close()
-	g2b, err := b.LoadG2(p2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g2b.Close()
+	g1b, g2b := loadBases(t, b, p1, p2)
 	equal := make([]fr.Element, n)
 	s := randFr(rng)
 	for i := range equal {
@@ -551,16 +549,7 @@ func TestMSMWindowBatches(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	const n, c = 150, 6
 	p1, p2 := randPoints(rng, n)
-	g1b, err := b.LoadG1(p1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g1b.Close()
-	g2b, err := b.LoadG2(p2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g2b.Close()
+	g1b, g2b := loadBases(t, b, p1, p2)
 	s := scalarCase(rng, "random", n)
 	for i := 0; i < 40; i++ {
 		// windows 1..k hold 100000b; window 0 holds 33 (> half: carries) or 31 (does not).
