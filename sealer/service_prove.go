@@ -274,7 +274,7 @@ func (s *Service) Preload(ctx context.Context, ref ProofTypeRef) (*PreloadResult
 	if err != nil {
 		return nil, classifyJobError(name, err)
 	}
-	took := li.HostLoad
+	took := li.HostLoad + li.SlotTime
 	for _, d := range li.KeyLoads {
 		took += d
 	}
