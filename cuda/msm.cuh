@@ -402,18 +402,24 @@ inline uint32_t msm_segment_len(uint32_t m, uint64_t nseg_max, uint32_t k_max) {
   return need > K ? uint32_t(need) : K;
 }
 
-// msm_pair_rounds runs `rounds` pair rounds from the sorted batch and returns the number
-// of entries left in pb's buffer (rounds − 1) % 2; start/end describe their runs.
+// PairsLeft: what the pair rounds leave, count entries in pb's buffer `which`.
+struct PairsLeft {
+  uint32_t count;
+  int which;
+};
+
+// msm_pair_rounds runs `rounds` (>= 1) pair rounds from the sorted batch; start/end
+// describe the runs of what they leave.
 template <class F>
-uint32_t msm_pair_rounds(MsmPairBuffers<F>& pb, uint32_t rounds, const GatherSrc<F>& src0, const uint32_t* keys,
-                         uint32_t m, uint32_t nkeys, int c, uint32_t* start, uint32_t* end, cudaStream_t s) {
-  uint32_t M = msm_pair_round<F>(pb, 0, src0, keys, m, nkeys, c, start, end, s);
+PairsLeft msm_pair_rounds(MsmPairBuffers<F>& pb, uint32_t rounds, const GatherSrc<F>& src0, const uint32_t* keys,
+                          uint32_t m, uint32_t nkeys, int c, uint32_t* start, uint32_t* end, cudaStream_t s) {
+  PairsLeft left{msm_pair_round<F>(pb, 0, src0, keys, m, nkeys, c, start, end, s), 0};
   for (uint32_t r = 1; r < rounds; r++) {
-    const int in = int((r - 1) % 2);
-    const typename PairOut<F>::Src src = pb.out(in).src();
-    M = msm_pair_round<F>(pb, 1 - in, src, in ? pb.keys1.p : pb.keys0.p, M, nkeys, c, start, end, s);
+    const int in = left.which;
+    left.which = 1 - in;
+    left.count = msm_pair_round<F>(pb, left.which, pb.out(in).src(), pb.keys(in), left.count, nkeys, c, start, end, s);
   }
-  return M;
+  return left;
 }
 
 template <class F>
@@ -458,7 +464,8 @@ void msm_run(snarkpipe_ctx* ctx, const Affine<F>* bases, const Fr* scalars, uint
   if (count == 0) {
     SP_CUDA(cudaMemsetAsync(buckets.p, 0, size_t(nwins) * B * sizeof(Xyzz<F>), s));  // all at infinity (ZZ = 0)
   } else {
-    // Windows per batch: keep the sorted arrays at <= 2^28 entries.
+    // Windows per batch: keep the sorted arrays at <= 2^28 entries (2^27 with pair
+    // rounds, whose scratch grows with them).
     const uint64_t batch_cap = tu.batch_log ? uint64_t(1) << tu.batch_log
                                : tu.rounds  ? kMsmPairBatch
                                             : uint64_t(1) << 28;
@@ -500,11 +507,12 @@ void msm_run(snarkpipe_ctx* ctx, const Affine<F>* bases, const Fr* scalars, uint
       Xyzz<F>* bk = buckets.p + size_t(w0) * B;
       uint32_t Kb = K;
       if (rounds) {
-        const uint32_t M = msm_pair_rounds<F>(*pairs.p, rounds, GatherSrc<F>{bases, vals_out.p}, keys_out.p, m,
-                                              nw << c, int(c), start.p, end.p, s);
-        const auto pts = pairs.p->out((rounds % 2) ? 0 : 1).src();
+        const PairsLeft left = msm_pair_rounds<F>(*pairs.p, rounds, GatherSrc<F>{bases, vals_out.p}, keys_out.p, m,
+                                                  nw << c, int(c), start.p, end.p, s);
         using DS = typename PairOut<F>::Src;
-        const uint32_t* pkeys = (rounds % 2) ? pairs.p->keys0.p : pairs.p->keys1.p;
+        const DS pts = pairs.p->out(left.which).src();
+        const uint32_t* pkeys = pairs.p->keys(left.which);
+        const uint32_t M = left.count;
         Kb = msm_segment_len(M, nseg_max, k_max);
         if (M) {
           msm_segments_dense<F, DS><<<blocks_for((M + Kb - 1) / Kb, 128), 128, 0, s>>>(pts, pkeys, M, Kb, int(c), start.p, end.p, bk, lo.p, hi.p);

@@ -287,15 +287,16 @@ struct MsmPairBuffers {
   Buf<Affine<F>> pts0, pts1;
   Buf<uint32_t> keys0, keys1, plan, cnt, ostart;
   Buf<F> tot, pre;
-  Buf<uint8_t> scan_temp;
   size_t scan_bytes;
+  Buf<uint8_t> scan_temp;
   MsmPairBuffers(uint64_t mmax, uint32_t nkeys, cudaStream_t s)
       : cap{slots_after(mmax, nkeys), slots_after(slots_after(mmax, nkeys), nkeys)},
         pts0(cap[0], s), pts1(cap[1], s), keys0(cap[0], s), keys1(cap[1], s), plan(cap[0], s), cnt(nkeys, s),
         ostart(nkeys, s), tot(cap[0] / kPairSlots + 1, s), pre(cap[0] / kPairSlots + 1, s),
-        scan_temp(scan_size(nkeys, s), s), scan_bytes(scan_size(nkeys, s)) {}
-  // out: round output buffer `which` in the build's layout.
+        scan_bytes(scan_size(nkeys, s)), scan_temp(scan_bytes, s) {}
+  // out, keys: round output buffer `which` (points in the build's layout, and keys).
   PairOut<F> out(int which) const { return PairOut<F>::view(which ? pts1.p : pts0.p, cap[which]); }
+  uint32_t* keys(int which) const { return which ? keys1.p : keys0.p; }
   static size_t scan_size(uint32_t nkeys, cudaStream_t s) {
     size_t bytes = 0;
     SP_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, bytes, static_cast<uint32_t*>(nullptr),
@@ -363,7 +364,7 @@ uint32_t msm_pair_round(MsmPairBuffers<F>& pb, int which, const Src& src, const 
   if (M > pb.cap[which]) invalid("msm: pair round larger than its buffer");  // cannot happen (slots_after)
   using Out = PairOut<F>;  // (a plain name: the host emulation rewrites launches by pattern)
   const Out out = pb.out(which);
-  uint32_t* okeys = which ? pb.keys1.p : pb.keys0.p;
+  uint32_t* okeys = pb.keys(which);
   if (m) {
     msm_pair_plan<<<blocks_for(m, 256), 256, 0, s>>>(keys, m, c, start, end, pb.ostart.p, pb.plan.p, okeys);
     SP_LAUNCHED("msm_pair_plan");
