@@ -29,6 +29,7 @@ static __device__ __constant__ uint32_t kFrOne[8] = {
 struct FpParams {
   static constexpr int N = 12;
   static constexpr bool kInlineMul = false;
+  static constexpr bool kLowOneMinusOne = false;
   static constexpr uint32_t M0 = 0xfffcfffdu;
   static __device__ __forceinline__ uint32_t mod(int i) { return kFpMod[i]; }
   static __device__ __forceinline__ uint32_t one(int i) { return kFpOne[i]; }
@@ -43,6 +44,7 @@ struct FpInlineParams : FpParams {
 struct FrParams {
   static constexpr int N = 8;
   static constexpr bool kInlineMul = true;
+  static constexpr bool kLowOneMinusOne = true;  // limbs 0 and 1 of r (Fe::reduce_row_low_one)
   static constexpr uint32_t M0 = 0xffffffffu;
   static __device__ __forceinline__ uint32_t mod(int i) { return kFrMod[i]; }
   static __device__ __forceinline__ uint32_t one(int i) { return kFrOne[i]; }

@@ -28,6 +28,7 @@ inline uint32_t mad_hi_cc(uint32_t a, uint32_t b, uint32_t c) { return add_out(u
 inline uint32_t madc_hi_cc(uint32_t a, uint32_t b, uint32_t c) { return add_out(uint64_t(hi(a, b)) + c + flag()); }
 // madc_hi: d = hi(a·b) + c + carry in, no carry out.
 inline uint32_t madc_hi(uint32_t a, uint32_t b, uint32_t c) { return uint32_t(uint64_t(hi(a, b)) + c + flag()); }
+inline uint32_t add_cc(uint32_t a, uint32_t b) { return add_out(uint64_t(a) + b); }
 inline uint32_t addc_cc(uint32_t a, uint32_t b) { return add_out(uint64_t(a) + b + flag()); }
 inline uint32_t addc(uint32_t a, uint32_t b) { return uint32_t(uint64_t(a) + b + flag()); }
 #else
@@ -54,6 +55,11 @@ __device__ __forceinline__ uint32_t madc_hi_cc(uint32_t a, uint32_t b, uint32_t 
 __device__ __forceinline__ uint32_t madc_hi(uint32_t a, uint32_t b, uint32_t c) {
   uint32_t d;
   asm volatile("madc.hi.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+  return d;
+}
+__device__ __forceinline__ uint32_t add_cc(uint32_t a, uint32_t b) {
+  uint32_t d;
+  asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
   return d;
 }
 __device__ __forceinline__ uint32_t addc_cc(uint32_t a, uint32_t b) {

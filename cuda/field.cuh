@@ -285,19 +285,7 @@ struct alignas(16) Fe {
 #pragma unroll
       for (int j = 1; j < N - 1; j++) t[j + 1] = cc::madc_hi_cc(v[j], bi, t[j + 1]);
       t[N] = cc::madc_hi(v[N - 1], bi, t[N]);
-      // t += m·p with m making t[0] zero, then t /= 2^32.
-      const uint32_t m = t[0] * P::M0;
-      t[0] = cc::mad_lo_cc(m, P::mod(0), t[0]);
-#pragma unroll
-      for (int j = 1; j < N; j++) t[j] = cc::madc_lo_cc(m, P::mod(j), t[j]);
-      t[N] = cc::addc(t[N], 0);
-      t[1] = cc::mad_hi_cc(m, P::mod(0), t[1]);
-#pragma unroll
-      for (int j = 1; j < N - 1; j++) t[j + 1] = cc::madc_hi_cc(m, P::mod(j), t[j + 1]);
-      t[N] = cc::madc_hi(m, P::mod(N - 1), t[N]);
-#pragma unroll
-      for (int j = 0; j < N; j++) t[j] = t[j + 1];
-      t[N] = 0;
+      reduce_row(t);
     }
     Fe r;
 #pragma unroll
@@ -305,6 +293,52 @@ struct alignas(16) Fe {
     return reduce_once(r, 0);
   }
 #endif
+
+  // reduce_row: t += m·p with m = t[0]·M0 making t[0] zero, then t /= 2^32 (one
+  // Montgomery reduction row over t[0..N]; t[N] is zero after it).
+  static __device__ __forceinline__ void reduce_row(uint32_t (&t)[N + 1]) {
+    const uint32_t m = t[0] * P::M0;
+#if defined(SP_FR_RED)
+    if constexpr (P::kLowOneMinusOne) {
+      reduce_row_low_one(t, m);
+      return;
+    }
+#endif
+    t[0] = cc::mad_lo_cc(m, P::mod(0), t[0]);
+#pragma unroll
+    for (int j = 1; j < N; j++) t[j] = cc::madc_lo_cc(m, P::mod(j), t[j]);
+    t[N] = cc::addc(t[N], 0);
+    t[1] = cc::mad_hi_cc(m, P::mod(0), t[1]);
+#pragma unroll
+    for (int j = 1; j < N - 1; j++) t[j + 1] = cc::madc_hi_cc(m, P::mod(j), t[j + 1]);
+    t[N] = cc::madc_hi(m, P::mod(N - 1), t[N]);
+#pragma unroll
+    for (int j = 0; j < N; j++) t[j] = t[j + 1];
+    t[N] = 0;
+  }
+
+  // reduce_row_low_one: reduce_row for a modulus whose limbs 0 and 1 are 1 and 2^32 − 1
+  // (Fr: r ≡ 2^64 − 2^32 + 1 mod 2^64, so M0 = −1 and m = −t[0]). The four limb products
+  // of those two limbs are known without multiplying: lo(m·1) = m, so t[0] + m is zero
+  // with a carry exactly when t[0] ≠ 0; lo(m·(2^32 − 1)) = −m = t[0]; hi(m·1) = 0; and
+  // hi(m·(2^32 − 1)) = m − 1 = ~t[0] when t[0] ≠ 0, else 0. The sums are those of
+  // reduce_row, in the same chains, with two multiplications fewer per chain.
+  static __device__ __forceinline__ void reduce_row_low_one(uint32_t (&t)[N + 1], uint32_t m) {
+    const uint32_t t0 = t[0];
+    const uint32_t h1 = t0 ? ~t0 : 0u;
+    (void)cc::add_cc(t0, m);  // only its carry: t[0] + m = 0 or 2^32
+    t[1] = cc::addc_cc(t[1], t0);
+#pragma unroll
+    for (int j = 2; j < N; j++) t[j] = cc::madc_lo_cc(m, P::mod(j), t[j]);
+    t[N] = cc::addc(t[N], 0);
+    t[2] = cc::add_cc(t[2], h1);
+#pragma unroll
+    for (int j = 2; j < N - 1; j++) t[j + 1] = cc::madc_hi_cc(m, P::mod(j), t[j + 1]);
+    t[N] = cc::madc_hi(m, P::mod(N - 1), t[N]);
+#pragma unroll
+    for (int j = 0; j < N; j++) t[j] = t[j + 1];
+    t[N] = 0;
+  }
 
   // sqr: with -DSP_FP_SQR (a comparison build, not yet measured) the dedicated square
   // below, else the product.
@@ -362,20 +396,7 @@ struct alignas(16) Fe {
     for (int k = 0; k < N; k++) t[k] = T[k];
     t[N] = 0;
 #pragma unroll
-    for (int i = 0; i < N; i++) {
-      const uint32_t m = t[0] * P::M0;
-      t[0] = cc::mad_lo_cc(m, P::mod(0), t[0]);
-#pragma unroll
-      for (int j = 1; j < N; j++) t[j] = cc::madc_lo_cc(m, P::mod(j), t[j]);
-      t[N] = cc::addc(t[N], 0);
-      t[1] = cc::mad_hi_cc(m, P::mod(0), t[1]);
-#pragma unroll
-      for (int j = 1; j < N - 1; j++) t[j + 1] = cc::madc_hi_cc(m, P::mod(j), t[j + 1]);
-      t[N] = cc::madc_hi(m, P::mod(N - 1), t[N]);
-#pragma unroll
-      for (int j = 0; j < N; j++) t[j] = t[j + 1];
-      t[N] = 0;
-    }
+    for (int i = 0; i < N; i++) reduce_row(t);
     Fe r;
     r.v[0] = cc::mad_lo_cc(T[N], 1, t[0]);  // t[0] + T[N], carry out
 #pragma unroll
