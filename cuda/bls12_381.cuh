@@ -23,6 +23,8 @@ static __device__ __constant__ uint32_t kFrR3[8] = {
     0x439b73af, 0xc62c1807, 0x8cf06990, 0x1b3e0d18, 0xc7b5f418, 0x73d13c71, 0xc8db33e9, 0x6e2a5bb9};
 static __device__ __constant__ uint32_t kFrMod[8] = {
     0x00000001, 0xffffffff, 0xfffe5bfe, 0x53bda402, 0x09a1d805, 0x3339d808, 0x299d7d48, 0x73eda753};
+static __device__ __constant__ uint32_t kFr2Mod[8] = {  // 2r, for the NTT's lazy forms
+    0x00000002, 0xfffffffe, 0xfffcb7fd, 0xa77b4805, 0x1343b00a, 0x6673b010, 0x533afa90, 0xe7db4ea6};
 static __device__ __constant__ uint32_t kFrOne[8] = {
     0xfffffffe, 0x00000001, 0x00034802, 0x5884b7fa, 0xecbc4ff5, 0x998c4fef, 0xacc5056f, 0x1824b159};
 
@@ -47,6 +49,7 @@ struct FrParams {
   static constexpr bool kLowOneMinusOne = true;  // limbs 0 and 1 of r (Fe::reduce_row_low_one)
   static constexpr uint32_t M0 = 0xffffffffu;
   static __device__ __forceinline__ uint32_t mod(int i) { return kFrMod[i]; }
+  static __device__ __forceinline__ uint32_t mod2(int i) { return kFr2Mod[i]; }
   static __device__ __forceinline__ uint32_t one(int i) { return kFrOne[i]; }
   static __device__ __forceinline__ uint32_t r3(int i) { return kFrR3[i]; }
 };

@@ -86,13 +86,25 @@ struct alignas(16) Fe {
   }
   __device__ __forceinline__ bool operator!=(const Fe& b) const { return !(*this == b); }
 
-  // reduce_once returns x - p when x (with carry-out `hi`) >= p, else x.
+  // modulus(i): limb i of p, or of 2p for the lazy forms (Twice).
+  template <bool Twice>
+  static __device__ __forceinline__ uint32_t modulus(int i) {
+    if constexpr (Twice) {
+      return P::mod2(i);
+    } else {
+      return P::mod(i);
+    }
+  }
+
+  // reduce_once returns x - p (x - 2p: Twice) when x (with carry-out `hi`) is at least
+  // that, else x.
+  template <bool Twice = false>
   static __device__ __forceinline__ Fe reduce_once(const Fe& x, uint32_t hi) {
 #ifdef SP_HOST_EMU
     Fe s;
     uint64_t borrow = 0;
     for (int i = 0; i < N; i++) {
-      const uint64_t d = uint64_t(x.v[i]) - P::mod(i) - borrow;
+      const uint64_t d = uint64_t(x.v[i]) - modulus<Twice>(i) - borrow;
       s.v[i] = uint32_t(d);
       borrow = (d >> 32) & 1;
     }
@@ -100,10 +112,10 @@ struct alignas(16) Fe {
 #else
     Fe s;
     uint32_t borrow;
-    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(s.v[0]) : "r"(x.v[0]), "r"(P::mod(0)));
+    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(s.v[0]) : "r"(x.v[0]), "r"(modulus<Twice>(0)));
 #pragma unroll
     for (int i = 1; i < N; i++)
-      asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(s.v[i]) : "r"(x.v[i]), "r"(P::mod(i)));
+      asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(s.v[i]) : "r"(x.v[i]), "r"(modulus<Twice>(i)));
     asm volatile("subc.u32 %0, %1, 0;" : "=r"(borrow) : "r"(hi));
     // borrow == 0xffffffff: x < p, keep x.
     Fe r;
@@ -113,7 +125,10 @@ struct alignas(16) Fe {
 #endif
   }
 
-  __device__ __forceinline__ Fe operator+(const Fe& b) const {
+  __device__ __forceinline__ Fe operator+(const Fe& b) const { return add_mod<false>(b); }
+
+  template <bool Twice>
+  __device__ __forceinline__ Fe add_mod(const Fe& b) const {
 #ifdef SP_HOST_EMU
     Fe r;
     uint64_t carry = 0;
@@ -122,7 +137,7 @@ struct alignas(16) Fe {
       r.v[i] = uint32_t(t);
       carry = t >> 32;
     }
-    return reduce_once(r, uint32_t(carry));
+    return reduce_once<Twice>(r, uint32_t(carry));
 #else
     Fe r;
     uint32_t carry;
@@ -131,7 +146,7 @@ struct alignas(16) Fe {
     for (int i = 1; i < N; i++)
       asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r.v[i]) : "r"(v[i]), "r"(b.v[i]));
     asm volatile("addc.u32 %0, 0, 0;" : "=r"(carry));
-    return reduce_once(r, carry);
+    return reduce_once<Twice>(r, carry);
 #endif
   }
 
@@ -159,7 +174,10 @@ struct alignas(16) Fe {
 #endif
   }
 
-  __device__ __forceinline__ Fe operator-(const Fe& b) const {
+  __device__ __forceinline__ Fe operator-(const Fe& b) const { return sub_mod<false>(b); }
+
+  template <bool Twice>
+  __device__ __forceinline__ Fe sub_mod(const Fe& b) const {
 #ifdef SP_HOST_EMU
     Fe r;
     uint64_t borrow = 0;
@@ -171,7 +189,7 @@ struct alignas(16) Fe {
     if (borrow) {
       uint64_t carry = 0;
       for (int i = 0; i < N; i++) {
-        const uint64_t t = uint64_t(r.v[i]) + P::mod(i) + carry;
+        const uint64_t t = uint64_t(r.v[i]) + modulus<Twice>(i) + carry;
         r.v[i] = uint32_t(t);
         carry = t >> 32;
       }
@@ -185,15 +203,23 @@ struct alignas(16) Fe {
     for (int i = 1; i < N; i++)
       asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(r.v[i]) : "r"(v[i]), "r"(b.v[i]));
     asm volatile("subc.u32 %0, 0, 0;" : "=r"(mask));
-    // mask == 0xffffffff on borrow: add p back.
-    asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(r.v[0]) : "r"(P::mod(0) & mask));
+    // mask == 0xffffffff on borrow: add p (2p) back.
+    asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(r.v[0]) : "r"(modulus<Twice>(0) & mask));
 #pragma unroll
     for (int i = 1; i < N - 1; i++)
-      asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(r.v[i]) : "r"(P::mod(i) & mask));
-    asm volatile("addc.u32 %0, %0, %1;" : "+r"(r.v[N - 1]) : "r"(P::mod(N - 1) & mask));
+      asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(r.v[i]) : "r"(modulus<Twice>(i) & mask));
+    asm volatile("addc.u32 %0, %0, %1;" : "+r"(r.v[N - 1]) : "r"(modulus<Twice>(N - 1) & mask));
     return r;
 #endif
   }
+
+  // The lazy forms of the NTT's butterflies (ntt.cuh) keep values in [0, 2p), which needs
+  // 2p < 2^(32N) (Fr: 2r < 0.91·2^256; only Fr defines mod2). They skip the final
+  // subtraction of each product; reduce_lazy brings a value back below p.
+  // add_lazy, sub_lazy: a ± b mod 2p for a, b < 2p.
+  __device__ __forceinline__ Fe add_lazy(const Fe& b) const { return add_mod<true>(b); }
+  __device__ __forceinline__ Fe sub_lazy(const Fe& b) const { return sub_mod<true>(b); }
+  __device__ __forceinline__ Fe reduce_lazy() const { return reduce_once<false>(*this, 0); }
 
   __device__ __forceinline__ Fe operator-() const { return zero() - *this; }
 
@@ -257,6 +283,7 @@ struct alignas(16) Fe {
     for (int i = 0; i < N; i++) r.v[i] = t[i];
     return reduce_once(r, t[N]);
   }
+  static __device__ __forceinline__ Fe mul_lazy(const Fe& w, const Fe& x) { return mul_inline(w, x); }
 #else
   // Montgomery product a·b·R^-1 for a < p (CIOS: one row of a·b[i], then one reduction
   // row). Both BLS12-381 moduli leave the top bit of their last limb clear with room to
@@ -268,7 +295,15 @@ struct alignas(16) Fe {
   // below 2p: every partial sum stays below 3p·(2^32 + 1) < 2^(32(N+1)) and the result
   // (a·b + M·p)/R < p·(1 + 4p/R) < 1.5p, so one subtraction still reduces it fully.
   // The host emulation runs this same sequence (carry.cuh).
-  static __device__ __forceinline__ Fe mul_inline(const Fe& a, const Fe& b) {
+  static __device__ __forceinline__ Fe mul_inline(const Fe& a, const Fe& b) { return reduce_once(mul_wide(a, b), 0); }
+
+  // mul_lazy: w·x·R^-1 in [0, 2p) for w < p and any x < 2^(32N). The rows run over x's
+  // limbs with the multiplicand w < p, so the partial sums stay below 2^(32(N+1)) as
+  // above, and the result (w·x + M·p)/R < p·x/R + p < 2p.
+  static __device__ __forceinline__ Fe mul_lazy(const Fe& w, const Fe& x) { return mul_wide(w, x); }
+
+  // mul_wide: the product before the final subtraction, < 2p.
+  static __device__ __forceinline__ Fe mul_wide(const Fe& a, const Fe& b) {
     const uint32_t* v = a.v;
     uint32_t t[N + 1];
 #pragma unroll
@@ -290,7 +325,7 @@ struct alignas(16) Fe {
     Fe r;
 #pragma unroll
     for (int i = 0; i < N; i++) r.v[i] = t[i];
-    return reduce_once(r, 0);
+    return r;
   }
 #endif
 
@@ -298,12 +333,10 @@ struct alignas(16) Fe {
   // Montgomery reduction row over t[0..N]; t[N] is zero after it).
   static __device__ __forceinline__ void reduce_row(uint32_t (&t)[N + 1]) {
     const uint32_t m = t[0] * P::M0;
-#if defined(SP_FR_RED)
-    if constexpr (P::kLowOneMinusOne) {
+    if constexpr (P::kLowOneMinusOne) {  // Fr: −6 % on the 2^27 NTT (docs/BENCHMARKS.md)
       reduce_row_low_one(t, m);
       return;
     }
-#endif
     t[0] = cc::mad_lo_cc(m, P::mod(0), t[0]);
 #pragma unroll
     for (int j = 1; j < N; j++) t[j] = cc::madc_lo_cc(m, P::mod(j), t[j]);
@@ -340,70 +373,9 @@ struct alignas(16) Fe {
     t[N] = 0;
   }
 
-  // sqr: with -DSP_FP_SQR (a comparison build, not yet measured) the dedicated square
-  // below, else the product.
-  __device__ __forceinline__ Fe sqr() const {
-#ifdef SP_FP_SQR
-    if constexpr (N > 8 && !P::kInlineMul) {
-      return sqr_call(*this);
-    } else {
-      return sqr_inline(*this);
-    }
-#else
-    return *this * *this;
-#endif
-  }
-
-#ifdef SP_FP_SQR
-  static __device__ __noinline__ Fe sqr_call(const Fe a) { return sqr_inline(a); }
-
-  // sqr_inline: a²·R^-1 with N(N−1)/2 + N limb products for the square instead of N²:
-  // the products a_i·a_j (i < j) row by row into T (2N limbs), doubled, plus the squares
-  // a_i²; then the low half is Montgomery-reduced as in mul_inline's reduction rows,
-  // giving (T_lo + M·p)/R < p + 1, and the high half T_hi < a²/R < p/2 (a < 2p, p < R/8
-  // for Fp; < 0.46p for Fr with a < p) is added: below 2p, so one subtraction reduces it.
-  // Row i's lo chain ends in T[i+N], which holds at most the carry of row i−1's hi chain;
-  // its hi chain ends in T[i+N+1], still zero.
-  static __device__ __forceinline__ Fe sqr_inline(const Fe& x) {
-    const uint32_t* a = x.v;
-    uint32_t T[2 * N];
-#pragma unroll
-    for (int k = 0; k < 2 * N; k++) T[k] = 0;
-#pragma unroll
-    for (int i = 0; i < N - 1; i++) {
-      T[2 * i + 1] = cc::mad_lo_cc(a[i], a[i + 1], T[2 * i + 1]);
-#pragma unroll
-      for (int j = i + 2; j < N; j++) T[i + j] = cc::madc_lo_cc(a[i], a[j], T[i + j]);
-      T[i + N] = cc::addc(T[i + N], 0);
-      T[2 * i + 2] = cc::mad_hi_cc(a[i], a[i + 1], T[2 * i + 2]);
-#pragma unroll
-      for (int j = i + 2; j < N; j++) T[i + j + 1] = cc::madc_hi_cc(a[i], a[j], T[i + j + 1]);
-      T[i + N + 1] = cc::addc(0, 0);
-    }
-#pragma unroll
-    for (int k = 2 * N - 1; k > 0; k--) T[k] = (T[k] << 1) | (T[k - 1] >> 31);
-    T[0] = cc::mad_lo_cc(a[0], a[0], 0);  // T[0] is 0 after the off-diagonal rows
-    T[1] = cc::madc_hi_cc(a[0], a[0], T[1]);
-#pragma unroll
-    for (int i = 1; i < N - 1; i++) {
-      T[2 * i] = cc::madc_lo_cc(a[i], a[i], T[2 * i]);
-      T[2 * i + 1] = cc::madc_hi_cc(a[i], a[i], T[2 * i + 1]);
-    }
-    T[2 * N - 2] = cc::madc_lo_cc(a[N - 1], a[N - 1], T[2 * N - 2]);
-    T[2 * N - 1] = cc::madc_hi(a[N - 1], a[N - 1], T[2 * N - 1]);
-    uint32_t t[N + 1];
-#pragma unroll
-    for (int k = 0; k < N; k++) t[k] = T[k];
-    t[N] = 0;
-#pragma unroll
-    for (int i = 0; i < N; i++) reduce_row(t);
-    Fe r;
-    r.v[0] = cc::mad_lo_cc(T[N], 1, t[0]);  // t[0] + T[N], carry out
-#pragma unroll
-    for (int k = 1; k < N; k++) r.v[k] = cc::addc_cc(t[k], T[N + k]);
-    return reduce_once(r, cc::addc(0, 0));
-  }
-#endif
+  // sqr is the product: a dedicated square (N(N−1)/2 + N limb products) measured 6 %
+  // slower on the G1 MSM and no faster on G2 (docs/BENCHMARKS.md), and was removed.
+  __device__ __forceinline__ Fe sqr() const { return *this * *this; }
 
   // from_mont returns the canonical value a·R^-1 (Montgomery product with raw 1).
   __device__ __forceinline__ Fe from_mont() const {

@@ -67,10 +67,10 @@ struct SoaSrc {
 };
 
 // The layout of a round's output points, which also holds the running products of the
-// denominators between pair_prefix and pair_finish (in the x of each slot). AosOut:
-// an Affine array, the default. SoaOut (-DSP_MSM_SOA, a comparison build not yet
-// measured): x and y in separate arrays, so the running products and the x that the next
-// round's prefix reads are contiguous across a warp instead of every other 48 bytes.
+// denominators between pair_prefix and pair_finish (in the x of each slot). SoaOut, the
+// default: x and y in separate arrays, so the running products and the x that the next
+// round's prefix reads are contiguous across a warp. AosOut (-DSP_MSM_AOS, comparisons):
+// an Affine array, x every other 48 bytes (G1), measured slower (docs/BENCHMARKS.md).
 template <class F>
 struct AosOut {
   using Src = DenseSrc<F>;
@@ -101,12 +101,12 @@ struct SoaOut {
   }
 };
 
-#ifdef SP_MSM_SOA
-template <class F>
-using PairOut = SoaOut<F>;
-#else
+#ifdef SP_MSM_AOS
 template <class F>
 using PairOut = AosOut<F>;
+#else
+template <class F>
+using PairOut = SoaOut<F>;
 #endif
 
 // PairKind: how a + b is formed. kChord and kTangent take λ = num/den.

@@ -34,12 +34,32 @@ struct NttLegacyTwiddles {
   const Fr* direct;
 };
 
+// NttArith: the butterfly arithmetic of ntt_pass. Lazy by default: between the passes the
+// values stay in [0, 2r) (Fr's lazy forms, field.cuh), each product skips its final
+// subtraction and the last pass reduces what it writes. -DSP_NTT_EAGER builds the fully
+// reduced arithmetic (comparisons). Products take the twiddle (< r) first.
+struct NttArith {
+#ifdef SP_NTT_EAGER
+  static __device__ __forceinline__ Fr add(const Fr& a, const Fr& b) { return a + b; }
+  static __device__ __forceinline__ Fr sub(const Fr& a, const Fr& b) { return a - b; }
+  static __device__ __forceinline__ Fr mul(const Fr& w, const Fr& x) { return x * w; }
+  static __device__ __forceinline__ Fr out(const Fr& v) { return v; }
+#else
+  static __device__ __forceinline__ Fr add(const Fr& a, const Fr& b) { return a.add_lazy(b); }
+  static __device__ __forceinline__ Fr sub(const Fr& a, const Fr& b) { return a.sub_lazy(b); }
+  static __device__ __forceinline__ Fr mul(const Fr& w, const Fr& x) { return Fr::mul_lazy(w, x); }
+  static __device__ __forceinline__ Fr out(const Fr& v) { return v.reduce_lazy(); }
+#endif
+};
+
 // The tile holds whole elements. ncu counts a two-way shared-memory bank conflict on its
 // accesses, but a swizzled layout that removed it measured 2 % slower at 2^27 (65.2 against
 // 66.6 ms: the index arithmetic costs more than the conflicts) and was dropped
 // (docs/BENCHMARKS.md, "GPU kernels").
 template <bool DIT>
-static __global__ void ntt_pass(Fr* __restrict__ data, int lg_n, int t, int lg_s, int g_log, NttLegacyTwiddles tws) {
+static __global__ void ntt_pass(Fr* __restrict__ data, int lg_n, int t, int lg_s, int g_log, NttLegacyTwiddles tws,
+                                bool last) {
+  using A = NttArith;
   extern __shared__ uint4 smem_raw[];
   Fr* sm = reinterpret_cast<Fr*>(smem_raw);
   const uint32_t G = 1u << g_log, tile = G << t, half_t = 1u << (t - 1);
@@ -62,7 +82,7 @@ static __global__ void ntt_pass(Fr* __restrict__ data, int lg_n, int t, int lg_s
   if (DIT && lg_s > 0) {
     for (uint32_t k = threadIdx.x; k < tile; k += blockDim.x) {
       const uint64_t y = (gb + (k & (G - 1))) * bitrev(k >> g_log, t);
-      if (y) sm[k] = sm[k] * (tws.direct ? load16(tws.direct + y) : tw.at(y << tw_shift));
+      if (y) sm[k] = A::mul(tws.direct ? load16(tws.direct + y) : tw.at(y << tw_shift), sm[k]);
     }
     __syncthreads();
   }
@@ -75,17 +95,17 @@ static __global__ void ntt_pass(Fr* __restrict__ data, int lg_n, int t, int lg_s
         const uint32_t e0 = ((j >> u) << (u + 1)) | off, e1 = e0 + half;
         const Fr a = sm[e0 * G + gl];
         Fr b = sm[e1 * G + gl];
-        if (u != 0) b = b * W[off << (t - 1 - u)];  // stage 0 twiddles are all 1
-        sm[e0 * G + gl] = a + b;
-        sm[e1 * G + gl] = a - b;
+        if (u != 0) b = A::mul(W[off << (t - 1 - u)], b);  // stage 0 twiddles are all 1
+        sm[e0 * G + gl] = A::add(a, b);
+        sm[e1 * G + gl] = A::sub(a, b);
       } else {
         const int lh = t - 1 - u;
         const uint32_t half = 1u << lh, off = j & (half - 1);
         const uint32_t e0 = ((j >> lh) << (lh + 1)) | off, e1 = e0 + half;
         const Fr a = sm[e0 * G + gl];
         const Fr b = sm[e1 * G + gl];
-        sm[e0 * G + gl] = a + b;
-        sm[e1 * G + gl] = (lh != 0) ? (a - b) * W[off << u] : a - b;  // last stage: twiddles are 1
+        sm[e0 * G + gl] = A::add(a, b);
+        sm[e1 * G + gl] = (lh != 0) ? A::mul(W[off << u], A::sub(a, b)) : A::sub(a, b);  // last stage: twiddles are 1
       }
     }
     __syncthreads();
@@ -96,8 +116,9 @@ static __global__ void ntt_pass(Fr* __restrict__ data, int lg_n, int t, int lg_s
     Fr v = sm[k];
     if (!DIT && lg_s > 0) {
       const uint64_t y = (gb + gl) * bitrev(e, t);
-      if (y) v = v * (tws.direct ? load16(tws.direct + y) : tw.at(y << tw_shift));
+      if (y) v = A::mul(tws.direct ? load16(tws.direct + y) : tw.at(y << tw_shift), v);
     }
+    if (last) v = A::out(v);
     *reinterpret_cast<Fr*>(data + base + uint64_t(e) * S + gl) = v;
   }
 }
@@ -195,9 +216,9 @@ inline void ntt_run_legacy(Fr* data, int lg_n, const Fr& root, bool dit, cudaStr
     const size_t smem = (size_t(tile) + (size_t(1) << (t - 1))) * sizeof(Fr);
     const NttLegacyTwiddles tw{tables.view(), stage.W.p, stage.w_log, direct.b[p] ? direct.b[p]->p : nullptr};
     if (dit)
-      ntt_pass<true><<<unsigned(blocks), threads, smem, s>>>(data, lg_n, t, lg_s, g_log, tw);
+      ntt_pass<true><<<unsigned(blocks), threads, smem, s>>>(data, lg_n, t, lg_s, g_log, tw, i == P - 1);
     else
-      ntt_pass<false><<<unsigned(blocks), threads, smem, s>>>(data, lg_n, t, lg_s, g_log, tw);
+      ntt_pass<false><<<unsigned(blocks), threads, smem, s>>>(data, lg_n, t, lg_s, g_log, tw, i == P - 1);
     SP_LAUNCHED("ntt_pass");
   }
 }
