@@ -256,6 +256,40 @@ inline int ceil_log2(uint64_t x) {
 // windows are capped at this (the rounds' scratch is about 100 bytes per entry for G1).
 constexpr uint32_t kMsmPairRoundsDefault = 3;
 constexpr uint64_t kMsmPairBatch = uint64_t(1) << 27;
+constexpr uint64_t kMsmPairBatchLarge = uint64_t(1) << 28;
+constexpr uint64_t kMsmSpareMargin = uint64_t(8) << 30;  // left to the other streams
+
+// device_spare_bytes: the device's free memory plus what its pool caches unused.
+inline uint64_t device_spare_bytes() {
+  size_t free_b = 0, total_b = 0;
+  if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  int device = 0;
+  cudaMemPool_t pool;
+  uint64_t reserved = 0, used = 0;
+  if (cudaGetDevice(&device) == cudaSuccess && cudaDeviceGetDefaultMemPool(&pool, device) == cudaSuccess &&
+      cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved) == cudaSuccess &&
+      cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) == cudaSuccess && reserved > used)
+    return free_b + (reserved - used);
+  (void)cudaGetLastError();
+  return free_b;
+}
+
+// msm_pair_batch: the most sorted entries per batch of windows with pair rounds. G1 takes
+// 2^28 (two windows of a 2^27 MSM per batch: 3 % faster than 2^27 on the H200, for
+// about 13 GB more scratch, docs/BENCHMARKS.md) when the device has the whole batch's
+// scratch to spare beyond a margin; G2 gained under 1 % and keeps 2^27.
+template <class F>
+inline uint64_t msm_pair_batch(uint64_t count) {
+  if (sizeof(F) != sizeof(Fp) || count <= kMsmPairBatch / 2) return kMsmPairBatch;  // already >= 2 windows
+  // Per entry: sort keys and values in and out, the rounds' points (half, then a quarter
+  // of the entries), their keys and plan.
+  const uint64_t per_entry = 4 * sizeof(uint32_t) + 3 * sizeof(Affine<F>) / 4 + 3 * sizeof(uint32_t);
+  const uint64_t need = kMsmPairBatchLarge * per_entry + kMsmSpareMargin;
+  return device_spare_bytes() >= need ? kMsmPairBatchLarge : kMsmPairBatch;
+}
 
 // msm_window_bits minimises (number of windows)·(n + 4·buckets), a count of point additions.
 inline uint32_t msm_window_bits(uint64_t n) {
@@ -464,10 +498,10 @@ void msm_run(snarkpipe_ctx* ctx, const Affine<F>* bases, const Fr* scalars, uint
   if (count == 0) {
     SP_CUDA(cudaMemsetAsync(buckets.p, 0, size_t(nwins) * B * sizeof(Xyzz<F>), s));  // all at infinity (ZZ = 0)
   } else {
-    // Windows per batch: keep the sorted arrays at <= 2^28 entries (2^27 with pair
-    // rounds, whose scratch grows with them).
+    // Windows per batch: keep the sorted arrays at <= 2^28 entries (with pair rounds,
+    // whose scratch grows with them, msm_pair_batch decides).
     const uint64_t batch_cap = tu.batch_log ? uint64_t(1) << tu.batch_log
-                               : tu.rounds  ? kMsmPairBatch
+                               : tu.rounds  ? msm_pair_batch<F>(count)
                                             : uint64_t(1) << 28;
     uint32_t nw_batch = uint32_t(batch_cap / count);
     if (nw_batch < 1) nw_batch = 1;

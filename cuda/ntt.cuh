@@ -58,7 +58,7 @@ struct NttArith {
 // (docs/BENCHMARKS.md, "GPU kernels").
 template <bool DIT>
 static __global__ void ntt_pass(Fr* __restrict__ data, int lg_n, int t, int lg_s, int g_log, NttLegacyTwiddles tws,
-                                bool last) {
+                                NttFuse f, bool first, bool last) {
   using A = NttArith;
   extern __shared__ uint4 smem_raw[];
   Fr* sm = reinterpret_cast<Fr*>(smem_raw);
@@ -74,7 +74,10 @@ static __global__ void ntt_pass(Fr* __restrict__ data, int lg_n, int t, int lg_s
   for (uint32_t k = threadIdx.x; k < half_t; k += blockDim.x) W[k] = load16(tws.Wg + (k << (tws.w_log - t)));
   for (uint32_t k = threadIdx.x; k < tile; k += blockDim.x) {
     const uint32_t gl = k & (G - 1), e = k >> g_log;
-    sm[k] = *reinterpret_cast<const Fr*>(data + base + uint64_t(e) * S + gl);
+    const uint64_t p = base + uint64_t(e) * S + gl;
+    Fr x = *reinterpret_cast<const Fr*>(data + p);
+    if (first && f.pre.on) x = ntt_fuse_pre(f.pre, lg_n, uint32_t(p), x);
+    sm[k] = x;
   }
   __syncthreads();
 
@@ -118,8 +121,12 @@ static __global__ void ntt_pass(Fr* __restrict__ data, int lg_n, int t, int lg_s
       const uint64_t y = (gb + gl) * bitrev(e, t);
       if (y) v = A::mul(tws.direct ? load16(tws.direct + y) : tw.at(y << tw_shift), v);
     }
-    if (last) v = A::out(v);
-    *reinterpret_cast<Fr*>(data + base + uint64_t(e) * S + gl) = v;
+    const uint64_t p = base + uint64_t(e) * S + gl;
+    if (last) {
+      v = A::out(v);
+      if (f.post.on || f.qb) v = ntt_fuse_post(f, lg_n, uint32_t(p), v);
+    }
+    *reinterpret_cast<Fr*>(data + p) = v;
   }
 }
 
@@ -132,7 +139,7 @@ constexpr int kNttDirectTwiddleLog = 18;
 // NttOptions: tile_log (10..11, 0 = default) bounds the elements one block holds in
 // shared memory; legacy selects ntt_pass (one butterfly per thread per stage, kept for
 // comparison) instead of ntt_pass_radix8; fuse lists element-wise operations done in the
-// first and last pass (by separate passes with the legacy kernel). Every transform is
+// first and last pass (both kernels; a one-point transform applies them alone). Every transform is
 // legacy unless the library is built with -DSP_NTT_RADIX8 (ntt_run says why).
 struct NttOptions {
   int tile_log = 0;
@@ -195,7 +202,7 @@ struct NttStageTable {
 };
 
 inline void ntt_run_legacy(Fr* data, int lg_n, const Fr& root, bool dit, cudaStream_t s, int tile_log,
-                           bool direct_twiddles) {
+                           bool direct_twiddles, const NttFuse& fuse) {
   PowTablesBuf tables(root, lg_n, s);
   int ts[4], lgs[4];
   const int P = ntt_plan(lg_n, ts, lgs);
@@ -216,9 +223,9 @@ inline void ntt_run_legacy(Fr* data, int lg_n, const Fr& root, bool dit, cudaStr
     const size_t smem = (size_t(tile) + (size_t(1) << (t - 1))) * sizeof(Fr);
     const NttLegacyTwiddles tw{tables.view(), stage.W.p, stage.w_log, direct.b[p] ? direct.b[p]->p : nullptr};
     if (dit)
-      ntt_pass<true><<<unsigned(blocks), threads, smem, s>>>(data, lg_n, t, lg_s, g_log, tw, i == P - 1);
+      ntt_pass<true><<<unsigned(blocks), threads, smem, s>>>(data, lg_n, t, lg_s, g_log, tw, fuse, i == 0, i == P - 1);
     else
-      ntt_pass<false><<<unsigned(blocks), threads, smem, s>>>(data, lg_n, t, lg_s, g_log, tw, i == P - 1);
+      ntt_pass<false><<<unsigned(blocks), threads, smem, s>>>(data, lg_n, t, lg_s, g_log, tw, fuse, i == 0, i == P - 1);
     SP_LAUNCHED("ntt_pass");
   }
 }
@@ -270,8 +277,7 @@ inline void ntt_run_radix8(Fr* data, int lg_n, const Fr& root, bool dit, cudaStr
 }
 
 // ntt_run transforms 2^lg_n elements in place: DIF (natural in, bit-reversed out) or DIT
-// (bit-reversed in, natural out). Transforms of fewer than 8 points use the legacy kernel,
-// which has no fusions: they are then applied by separate passes.
+// (bit-reversed in, natural out). Transforms of fewer than 8 points use the legacy kernel.
 inline void ntt_run(Fr* data, int lg_n, const Fr& root, bool dit, cudaStream_t s, const NttOptions& o = {});
 
 // scale: x[p] *= tab(p) or tab(bitrev(p)).
@@ -310,8 +316,11 @@ inline void ntt_run(Fr* data, int lg_n, const Fr& root, bool dit, cudaStream_t s
     ntt_run_radix8(data, lg_n, root, dit, s, tile_log, o.fuse, !o.no_direct_twiddles, o.bounded);
     return;
   }
+  if (lg_n > 0) {  // the fused operations run in the first and last pass
+    ntt_run_legacy(data, lg_n, root, dit, s, tile_log, !o.no_direct_twiddles, o.fuse);
+    return;
+  }
   ntt_apply_unfused(data, lg_n, o.fuse.pre, s);
-  if (lg_n > 0) ntt_run_legacy(data, lg_n, root, dit, s, tile_log, !o.no_direct_twiddles);
   ntt_apply_unfused(data, lg_n, o.fuse.post, s);
   if (o.fuse.qb) {
     ntt_combine<<<blocks_for(1u << lg_n, 256), 256, 0, s>>>(data, lg_n, o.fuse);

@@ -60,6 +60,8 @@ enum {
   cudaStreamNonBlocking = 1,
   cudaDevAttrMultiProcessorCount = 16,
   cudaMemPoolAttrReleaseThreshold = 4,
+  cudaMemPoolAttrReservedMemCurrent = 5,
+  cudaMemPoolAttrUsedMemCurrent = 7,
   cudaFuncAttributeMaxDynamicSharedMemorySize = 8
 };
 struct cudaDeviceProp {
@@ -110,6 +112,16 @@ inline cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t* p, int) {
 }
 inline cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t, int, void*) { return cudaSuccess; }
 inline cudaError_t cudaMemPoolTrimTo(cudaMemPool_t, size_t) { return cudaSuccess; }
+// No device memory to report: callers that size by free memory take their smaller choice.
+inline cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t, int, void* v) {
+  *static_cast<uint64_t*>(v) = 0;
+  return cudaSuccess;
+}
+inline cudaError_t cudaMemGetInfo(size_t* f, size_t* t) {
+  *f = 0;
+  *t = 0;
+  return cudaSuccess;
+}
 inline cudaError_t cudaMallocAsync(void** p, size_t n, cudaStream_t) {
   *p = std::aligned_alloc(256, (n + 255) / 256 * 256);
   if (*p) std::memset(*p, 0xa5, n);  // poison: nothing may rely on fresh memory being zero
