@@ -49,8 +49,9 @@ func TestNTTMatchesGnark(t *testing.T) {
 		d := fft.NewDomain(uint64(n))
 		for _, dit := range []bool{false, true} {
 			// 0: the library's default; nttLegacy|11: the one-butterfly-per-thread kernel;
-			// nttNoDirect|11: two-table twiddles in every pass; nttBounded|11: ≤ 128 registers.
-			for _, tile := range []int{0, 10, 11, nttLegacy | 11, nttNoDirect | 11, nttBounded | 11} {
+			// nttNoDirect|11: two-table twiddles in every pass; nttBounded|11: ≤ 128 registers;
+			// nttRadix4: stages two at a time (odd and even stage counts per pass).
+			for _, tile := range []int{0, 10, 11, nttLegacy | 11, nttNoDirect | 11, nttBounded | 11, nttRadix4 | 10, nttRadix4 | 11} {
 				v := randScalars(rng, n)
 				want := slices_clone(v)
 				if dit {
@@ -134,7 +135,7 @@ func TestNTTCosetMatchesGnark(t *testing.T) {
 		d := fft.NewDomain(uint64(n))
 		c, g := randFr(rng), randFr(rng)
 		for _, dit := range []bool{false, true} {
-			for _, tile := range []int{0, nttLegacy | 11} {
+			for _, tile := range []int{0, nttLegacy | 11, nttRadix4 | 11} {
 				v := randScalars(rng, n)
 				want := slices_clone(v)
 				var gp fr.Element
