@@ -113,7 +113,8 @@ func TestBenchSmall(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, row := range []string{"g1_msm_random", "g1_msm_filecoin", "g2_msm_random", "ntt_forward_nr", "ntt_coset_nr", "g1_batch_add_half",
-		"ntt_forward_nr_legacy", "ntt_forward_nr_nodirect", "ntt_coset_nr_legacy", "g1_msm_random_t0x300", "g2_msm_random_t0x200"} {
+		"ntt_forward_nr_legacy", "ntt_forward_nr_nodirect", "ntt_coset_nr_legacy", "ntt_forward_nr_r4", "ntt_forward_rn_r4",
+		"ntt_coset_nr_r4", "g1_msm_random_t0x300", "g2_msm_random_t0x200"} {
 		if !strings.Contains(out.String(), row) {
 			t.Errorf("bench output lacks %s:\n%s", row, out.String())
 		}
