@@ -20,6 +20,7 @@
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_select.cuh>
+#include <mutex>
 #include <type_traits>
 
 #include "msm_affine.cuh"
@@ -278,6 +279,14 @@ inline uint64_t device_spare_bytes() {
   return free_b;
 }
 
+// msm_sizing_mutex: held by an MSM from sizing its batches by the device's spare memory
+// until it has allocated them, so that MSMs on other streams of the same device (the
+// G1 and G2 units share it) do not count the same spare bytes twice.
+inline std::mutex& msm_sizing_mutex(int device) {
+  static std::mutex per_device[64];
+  return per_device[device & 63];
+}
+
 // msm_pair_batch: the most sorted entries per batch of windows with pair rounds. G1 takes
 // 2^28 (two windows of a 2^27 MSM per batch: 3 % faster than 2^27 on the H200, for
 // about 13 GB more scratch, docs/BENCHMARKS.md) when the device has the whole batch's
@@ -501,6 +510,7 @@ void msm_run(snarkpipe_ctx* ctx, const Affine<F>* bases, const Fr* scalars, uint
   } else {
     // Windows per batch: keep the sorted arrays at <= 2^28 entries (with pair rounds,
     // whose scratch grows with them, msm_pair_batch decides).
+    std::unique_lock<std::mutex> sizing(msm_sizing_mutex(ctx->device));
     const uint64_t batch_cap = tu.batch_log ? uint64_t(1) << tu.batch_log
                                : tu.rounds  ? msm_pair_batch<F>(count)
                                             : uint64_t(1) << 28;
@@ -525,6 +535,7 @@ void msm_run(snarkpipe_ctx* ctx, const Affine<F>* bases, const Fr* scalars, uint
     SP_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, keys_in.p, keys_out.p, vals_in.p, vals_out.p,
                                             int(mmax), 0, int(c) + ceil_log2(nw_batch), s));
     Buf<uint8_t> temp(temp_bytes, s);
+    sizing.unlock();
 
     for (uint32_t w0 = 0; w0 < nwins; w0 += nw_batch) {
       const uint32_t nw = (nwins - w0 < nw_batch) ? nwins - w0 : nw_batch;
