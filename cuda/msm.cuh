@@ -254,8 +254,9 @@ inline int ceil_log2(uint64_t x) {
 
 // kMsmPairRoundsDefault: batch-affine pair rounds (msm_affine.cuh) when the tuning bits
 // leave them unset (4: −1.4 % against 3 on the G1 2^27 MSM, docs/BENCHMARKS.md; the
-// rounds reuse two buffers, so more cost no scratch). kMsmPairBatch: with pair rounds, the sorted entries per batch of
-// windows are capped at this (the rounds' scratch is about 100 bytes per entry for G1).
+// rounds reuse two buffers, so more cost no scratch). kMsmPairBatch: with pair rounds,
+// the sorted entries per batch of windows are capped at this (the rounds' scratch is
+// about 100 bytes per entry for G1), or at kMsmPairBatchLarge (msm_pair_batch).
 constexpr uint32_t kMsmPairRoundsDefault = 4;
 constexpr uint64_t kMsmPairBatch = uint64_t(1) << 27;
 constexpr uint64_t kMsmPairBatchLarge = uint64_t(1) << 28;
