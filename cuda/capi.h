@@ -69,6 +69,12 @@ snarkpipe_status* snarkpipe_host_unregister(snarkpipe_ctx* ctx, void* h_ptr);
 snarkpipe_status* snarkpipe_mem_trim(snarkpipe_ctx* ctx);
 /* Elapsed device time of the last public call on this context, in nanoseconds. */
 snarkpipe_status* snarkpipe_ctx_last_ns(snarkpipe_ctx* ctx, uint64_t* ns);
+/* MSM counters of this context since its creation: MSMs run (with scalars other than 0
+ * and 1), MSMs that ran without their batch-affine pair rounds because the rounds' scratch
+ * did not fit the device (slower, same result), and MSMs that took batches of 2^28
+ * sorted entries. */
+snarkpipe_status* snarkpipe_ctx_msm_stats(snarkpipe_ctx* ctx, uint64_t* calls, uint64_t* rounds_dropped,
+                                          uint64_t* wide_batches);
 
 /* Multi-scalar multiplication Σ s_i·P_i, i < n, scalars Fr (Montgomery) on the device.
  * Writes the window sums W_0..W_{nwins-1} (XYZZ) to h_windows (room for

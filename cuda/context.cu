@@ -128,6 +128,15 @@ snarkpipe_status* snarkpipe_mem_trim(snarkpipe_ctx* ctx) {
   });
 }
 
+snarkpipe_status* snarkpipe_ctx_msm_stats(snarkpipe_ctx* ctx, uint64_t* calls, uint64_t* rounds_dropped,
+                                          uint64_t* wide_batches) {
+  if (!ctx || !calls || !rounds_dropped || !wide_batches) return make_status(SNARKPIPE_EINVAL, "nil argument");
+  *calls = ctx->msm_calls;
+  *rounds_dropped = ctx->msm_rounds_dropped;
+  *wide_batches = ctx->msm_wide_batches;
+  return nullptr;
+}
+
 snarkpipe_status* snarkpipe_ctx_last_ns(snarkpipe_ctx* ctx, uint64_t* ns) {
   if (!ctx || !ns) return make_status(SNARKPIPE_EINVAL, "nil argument");
   *ns = ctx->last_ns;

@@ -102,6 +102,7 @@ type Lib struct {
 	frUnpack  func(Ctx, DevPtr, uint64, DevPtr, DevPtr, DevPtr, DevPtr, unsafe.Pointer) *cStatus
 	// context.cu, added after the first builds
 	deviceMemInfo func(int32, *uint64, *uint64) *cStatus
+	ctxMSMStats   func(Ctx, *uint64, *uint64, *uint64) *cStatus
 	// fr.cu, added after the first builds
 	frNTTCoset func(Ctx, DevPtr, uint32, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, int32) *cStatus
 	// host.cu
@@ -222,6 +223,7 @@ func (l *Lib) register(h uintptr) error {
 		{&l.frGather, "snarkpipe_fr_gather"},
 		{&l.frUnpack, "snarkpipe_fr_unpack"},
 		{&l.deviceMemInfo, "snarkpipe_device_mem_info"},
+		{&l.ctxMSMStats, "snarkpipe_ctx_msm_stats"},
 		{&l.frNTTCoset, "snarkpipe_fr_ntt_coset"},
 		{&l.hostRegister, "snarkpipe_host_register"},
 		{&l.hostUnregister, "snarkpipe_host_unregister"},
@@ -318,6 +320,23 @@ func (l *Lib) LastNanos(c Ctx) (uint64, error) {
 	var ns uint64
 	err := l.check("ctx_last_ns", l.ctxLastNs(c, &ns))
 	return ns, err
+}
+
+// MSMStats counts a context's MSMs since its creation (snarkpipe_ctx_msm_stats).
+type MSMStats struct {
+	Calls         uint64 // MSMs with scalars other than 0 and 1
+	RoundsDropped uint64 // of them, run without the batch-affine pair rounds: their scratch did not fit
+	WideBatches   uint64 // of them, with batches of 2^28 sorted entries
+}
+
+// MSMStats returns c's MSM counters (ErrMissingSymbol from a library built before them).
+func (l *Lib) MSMStats(c Ctx) (MSMStats, error) {
+	var s MSMStats
+	if l.ctxMSMStats == nil {
+		return s, fmt.Errorf("ctx_msm_stats: %w", ErrMissingSymbol)
+	}
+	err := l.check("ctx_msm_stats", l.ctxMSMStats(c, &s.Calls, &s.RoundsDropped, &s.WideBatches))
+	return s, err
 }
 
 // Alloc allocates device memory from the context's pool.

@@ -110,9 +110,9 @@ grep -E "msm_segments|mul_call" "$O/resB.txt" | sed 's/_ZN9snarkpipe//' | cut -c
 echo "=== bench A"
 grep -E '^(ntt|device)' "$O/benchA_ntt.log"
 grep -E 'FAIL|Error|error' "$O/benchA_ntt.log" | head -5
-grep -E '^(g1|g2|generated)' "$O/benchA.log"
+grep -E '^(g1|g2|generated)|^  \(of' "$O/benchA.log"
 grep -E 'FAIL|Error|error' "$O/benchA.log" | head -5
 echo "=== ncu (first 2^27 G1 MSM, A)"
 head -16 "$O/ncu_summary.txt" 2>/dev/null
 echo "=== bench B (full-carry product)"
-grep -E '^(g1|g2|ntt)' "$O/benchB.log" 2>/dev/null
+grep -E '^(g1|g2|ntt)|^  \(of' "$O/benchB.log" 2>/dev/null

@@ -531,6 +531,9 @@ void msm_run(snarkpipe_ctx* ctx, const Affine<F>* bases, const Fr* scalars, uint
     Buf<Xyzz<F>> lo(nseg_max, s), hi(nseg_max, s);
     MsmPairScratch<F> pairs;
     const uint32_t rounds = pairs.make(tu, mmax, nkeys, s);
+    ctx->msm_calls++;
+    if (tu.rounds && !rounds) ctx->msm_rounds_dropped++;
+    if (tu.rounds && !tu.batch_log && batch_cap == kMsmPairBatchLarge) ctx->msm_wide_batches++;  // msm_pair_batch's choice
 
     size_t temp_bytes = 0;
     SP_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, keys_in.p, keys_out.p, vals_in.p, vals_out.p,

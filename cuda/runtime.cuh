@@ -21,6 +21,9 @@ struct snarkpipe_ctx {
   cudaStream_t stream;
   cudaEvent_t start, stop;
   uint64_t last_ns;
+  // MSM counters since creation (snarkpipe_ctx_msm_stats): MSMs run, MSMs that dropped
+  // their pair rounds because the scratch did not fit, MSMs with 2^28-entry batches.
+  uint64_t msm_calls, msm_rounds_dropped, msm_wide_batches;
 };
 
 namespace snarkpipe {

@@ -91,6 +91,10 @@ type ResidentResults struct {
 type ResidentTimings struct {
 	Wait, Buffers                                                 time.Duration
 	Upload, Eval, Quotient, MSMH, MSML, MSMA, MSMB1, MSMB2, Total time.Duration
+	// MSMRoundsDropped counts this proof's MSMs that ran without their faster
+	// batch-affine accumulation because its scratch did not fit the device (same result,
+	// slower): a sign that device memory is short.
+	MSMRoundsDropped int
 }
 
 // ShapeEvaluator is an optional Backend capability: the pre-compiled proving path. A

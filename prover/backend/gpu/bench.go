@@ -191,6 +191,26 @@ func benchTimer(repeats int, f func() error) (time.Duration, error) {
 	return ds[len(ds)/2], nil
 }
 
+// msmRow times one MSM row and notes the calls (warm-up included) that ran without their
+// pair rounds or with 2^28-entry batches (the context's MSM counters).
+func msmRow(w io.Writer, lib *cuda.Lib, ctx cuda.Ctx, name string, lg, repeats int, run func() error) error {
+	before, statsErr := lib.MSMStats(ctx)
+	d, err := benchTimer(repeats, run)
+	if err != nil {
+		return err
+	}
+	benchRow(w, name, lg, d)
+	after, err := lib.MSMStats(ctx)
+	if statsErr != nil || err != nil {
+		return nil // a library without the counters
+	}
+	if dropped, wide := after.RoundsDropped-before.RoundsDropped, after.WideBatches-before.WideBatches; dropped > 0 || wide > 0 {
+		fmt.Fprintf(w, "  (of %d calls: %d without pair rounds, their scratch did not fit; %d with 2^28-entry batches)\n",
+			after.Calls-before.Calls, dropped, wide)
+	}
+	return nil
+}
+
 func benchRow(w io.Writer, name string, lg int, d time.Duration) {
 	ms := float64(d.Nanoseconds()) / 1e6
 	fmt.Fprintf(w, "%-26s 2^%-2d %11.2f ms %9.2f ns/pt\n", name, lg, ms, float64(d.Nanoseconds())/float64(uint64(1)<<lg))
@@ -284,39 +304,36 @@ func benchG1(w io.Writer, lib *cuda.Lib, ctx cuda.Ctx, cfg BenchConfig) error {
 			name    string
 			scalars cuda.DevPtr
 		}{{"g1_msm_random", random}, {"g1_msm_filecoin_45z_30o", fil}} {
-			d, err := benchTimer(cfg.Repeats, func() error {
+			err := msmRow(w, lib, ctx, v.name, lg, cfg.Repeats, func() error {
 				_, _, err := lib.MSM(ctx, false, bases, v.scalars, uint64(1)<<lg, 0, unsafe.Pointer(&wins[0]))
 				return err
 			})
 			if err != nil {
 				return err
 			}
-			benchRow(w, v.name, lg, d)
 		}
 	}
 	for _, c := range cfg.WindowSweep {
-		d, err := benchTimer(cfg.Repeats, func() error {
+		err := msmRow(w, lib, ctx, fmt.Sprintf("g1_msm_random_c%d", c), cfg.G1MaxLog, cfg.Repeats, func() error {
 			_, _, err := lib.MSM(ctx, false, bases, random, ns, uint32(c), unsafe.Pointer(&wins[0]))
 			return err
 		})
 		if err != nil {
 			return err
 		}
-		benchRow(w, fmt.Sprintf("g1_msm_random_c%d", c), cfg.G1MaxLog, d)
 	}
 	for _, tu := range cfg.G1Tunings {
 		for _, v := range []struct {
 			name    string
 			scalars cuda.DevPtr
 		}{{"g1_msm_random", random}, {"g1_msm_filecoin", fil}} {
-			d, err := benchTimer(cfg.Repeats, func() error {
+			err := msmRow(w, lib, ctx, fmt.Sprintf("%s_t%#x", v.name, tu), cfg.G1MaxLog, cfg.Repeats, func() error {
 				_, _, err := lib.MSM(ctx, false, bases, v.scalars, ns, tu, unsafe.Pointer(&wins[0]))
 				return err
 			})
 			if err != nil {
 				return err
 			}
-			benchRow(w, fmt.Sprintf("%s_t%#x", v.name, tu), cfg.G1MaxLog, d)
 		}
 	}
 	// Batch addition over 2^BatchLog bases, half the bits set.
@@ -359,24 +376,22 @@ func benchG2(w io.Writer, lib *cuda.Lib, ctx cuda.Ctx, cfg BenchConfig) error {
 	}
 	var wins [cuda.MaxWindows]g2XYZZ
 	for lg := cfg.G2MinLog; lg <= cfg.G2MaxLog; lg++ {
-		d, err := benchTimer(cfg.Repeats, func() error {
+		err := msmRow(w, lib, ctx, "g2_msm_random", lg, cfg.Repeats, func() error {
 			_, _, err := lib.MSM(ctx, true, bases, random, uint64(1)<<lg, 0, unsafe.Pointer(&wins[0]))
 			return err
 		})
 		if err != nil {
 			return err
 		}
-		benchRow(w, "g2_msm_random", lg, d)
 	}
 	for _, tu := range cfg.G2Tunings {
-		d, err := benchTimer(cfg.Repeats, func() error {
+		err := msmRow(w, lib, ctx, fmt.Sprintf("g2_msm_random_t%#x", tu), cfg.G2MaxLog, cfg.Repeats, func() error {
 			_, _, err := lib.MSM(ctx, true, bases, random, n, tu, unsafe.Pointer(&wins[0]))
 			return err
 		})
 		if err != nil {
 			return err
 		}
-		benchRow(w, fmt.Sprintf("g2_msm_random_t%#x", tu), cfg.G2MaxLog, d)
 	}
 	return nil
 }

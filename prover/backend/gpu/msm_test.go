@@ -522,6 +522,7 @@ func TestMSMPairRoundsSpecialCases(t *testing.T) {
 		"random": scalarCase(rng, "random", n),
 	}
 	defer func() { b.window = 0 }()
+	start := msmStats(t, b)
 	for name, sc := range cases {
 		want1, want2 := cpuMSMG1(p1, sc), cpuMSMG2(p2, sc)
 		for _, rounds := range []int{0, 1, 2, 3, 4, 9} {
@@ -533,11 +534,34 @@ func TestMSMPairRoundsSpecialCases(t *testing.T) {
 	if _, err := b.MSMG1(g1b, 0, equal); err == nil {
 		t.Error("pair rounds with the prefetching accumulation accepted")
 	}
-	// No room for the rounds' scratch: the MSM runs without them, same result.
+	// No room for the rounds' scratch: the MSM runs without them, same result, and the
+	// context counts the two MSMs (G1 and G2) that dropped them.
 	sc := cases["random"]
 	want1, want2 := cpuMSMG1(p1, sc), cpuMSMG2(p2, sc)
+	before := msmStats(t, b)
+	// (The host emulation reports no device memory: never batches of 2^28.)
+	if before.RoundsDropped != start.RoundsDropped || before.Calls == start.Calls || (*gpuEmu && before.WideBatches != start.WideBatches) {
+		t.Errorf("MSM counters with room for the rounds: %+v, then %+v", start, before)
+	}
 	b.window = msmTunePairRounds(3) | msmTuneFailPairs
 	expectMSMs(t, b, g1b, g2b, sc, &want1, &want2, "without room for the pair rounds")
+	if after := msmStats(t, b); after.RoundsDropped-before.RoundsDropped != 2 || after.Calls-before.Calls != 2 {
+		t.Errorf("MSM counters without room for the rounds: %+v, then %+v (want 2 calls, 2 dropped)", before, after)
+	}
+}
+
+// msmStats reads the MSM counters of the backend's main context.
+func msmStats(t *testing.T, b *Backend) cuda.MSMStats {
+	t.Helper()
+	var s cuda.MSMStats
+	err := b.call(func(ctx cuda.Ctx) (err error) {
+		s, err = b.lib.MSMStats(ctx)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // TestMSMWindowBatches splits the windows into many batches (one window each) and checks

@@ -298,10 +298,14 @@ func (b *Backend) proveSteps(ctx cuda.Ctx, rs *residentShape, p *proofBufs, kb r
 		{&tm.MSMB1, func() error { return gatherMSM(rs.idxB, rs.nB, sB, kb.bg1, &res.B1) }},
 		{&tm.MSMB2, func() (err error) { res.B2, err = b.msmG2On(ctx, kb.bg2, sB, rs.nB); return }},
 	}
+	before, statsErr := b.lib.MSMStats(ctx)
 	for _, st := range steps {
 		if err := stage(st.d, st.f); err != nil {
 			return err
 		}
+	}
+	if after, err := b.lib.MSMStats(ctx); statsErr == nil && err == nil {
+		tm.MSMRoundsDropped = int(after.RoundsDropped - before.RoundsDropped)
 	}
 	return nil
 }

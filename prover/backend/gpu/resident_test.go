@@ -179,8 +179,32 @@ func TestResidentProofMatchesCPU(t *testing.T) {
 		if err := params.VK.Verify(&got, w.Inputs[1:]); err != nil {
 			t.Fatalf("%s: resident GPU proof does not verify: %v", c.ID(), err)
 		}
+		if tm.MSMRoundsDropped != 0 {
+			t.Errorf("%s: %d MSMs dropped their pair rounds with room to spare", c.ID(), tm.MSMRoundsDropped)
+		}
+		if i == 0 {
+			expectDroppedRounds(t, b, rc, w, &rs, got.Bytes())
+		}
 		_ = rc.Close()
 		_ = pkGPU.Close()
+	}
+}
+
+// expectDroppedRounds proves again as on a full device (no room for the MSMs' pair
+// rounds): the same proof, and the timings count the MSMs that ran without the rounds.
+func expectDroppedRounds(t *testing.T, b *Backend, rc *groth16.ResidentCircuit, w *r1cs.Witness, rs *groth16.Randomness, want [192]byte) {
+	t.Helper()
+	b.window = msmTuneFailPairs
+	defer func() { b.window = 0 }()
+	got, tm, err := rc.Prove(w.Inputs, w.Aux, rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Bytes() != want {
+		t.Error("the proof without pair rounds differs")
+	}
+	if tm.MSMRoundsDropped < 1 || tm.MSMRoundsDropped > 5 {
+		t.Errorf("%d MSMs counted without pair rounds, want 1..5", tm.MSMRoundsDropped)
 	}
 }
 
