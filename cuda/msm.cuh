@@ -56,6 +56,15 @@ static __global__ void msm_classify(const Fr* __restrict__ scalars, uint32_t n, 
   iota[i] = i;
 }
 
+// msm_canonical: canon[j] = the canonical value of scalars[idx[j]], for the batches'
+// msm_digits to read instead of converting every scalar once per batch (tuning bit 30).
+static __global__ void msm_canonical(const Fr* __restrict__ scalars, const uint32_t* __restrict__ idx, uint32_t count,
+                                     Fr* __restrict__ canon) {
+  const uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= count) return;
+  store16(canon + j, load16(scalars + idx[j]).from_mont());
+}
+
 // msm_carry_in: the carry of the signed recoding into window w: window v < w carries
 // out when its bits exceed half, or equal half with a carry in. Looking back from w − 1
 // stops at the first window whose bits differ from half (almost always the first).
@@ -70,12 +79,14 @@ __device__ __forceinline__ uint32_t msm_carry_in(const Fr& s, int c, int w) {
 
 // msm_digits: for the count scalars listed in idx, the signed digits of windows
 // [w0, w0+nw): entry (w - w0)·count + j gets key (w - w0) << c | |d| and value idx[j] | sign<<31.
+// canon, when set, holds the scalars' canonical values in idx order (msm_canonical).
 static __global__ void msm_digits(const Fr* __restrict__ scalars, const uint32_t* __restrict__ idx, uint32_t count,
-                                  int c, int w0, int nw, uint32_t* __restrict__ keys, uint32_t* __restrict__ vals) {
+                                  const Fr* __restrict__ canon, int c, int w0, int nw, uint32_t* __restrict__ keys,
+                                  uint32_t* __restrict__ vals) {
   const uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= count) return;
   const uint32_t i = idx[j];
-  const Fr s = load16(scalars + i).from_mont();
+  const Fr s = canon ? load16(canon + j) : load16(scalars + i).from_mont();
   const uint32_t half = 1u << (c - 1), full = 1u << c;
   uint32_t carry = msm_carry_in(s, c, w0);
   for (int w = w0; w < w0 + nw; w++) {
@@ -326,7 +337,8 @@ inline uint32_t msm_window_bits(uint64_t n) {
 // largest segment per accumulation thread, bits 20..23 one more than the number of
 // batch-affine pair rounds before the XYZZ accumulation (msm_affine.cuh; 1 = none),
 // bits 24..28 log2 of the most sorted entries per batch of windows (tests: many batches),
-// bit 29 makes the pair rounds' scratch fail as if the device were full (tests).
+// bit 29 makes the pair rounds' scratch fail as if the device were full (tests), bit 30
+// converts the scalars to canonical form once (msm_canonical) instead of once per batch.
 struct MsmTuning {
   uint32_t c = 0;
   bool inline_mul = false;
@@ -337,11 +349,12 @@ struct MsmTuning {
   uint32_t rounds = kMsmPairRoundsDefault;
   uint32_t batch_log = 0;
   bool fail_pairs = false;
+  bool canon_once = false;
   explicit MsmTuning(uint32_t w)
       : c(w & 0xff), inline_mul((w >> 8) & 1), prefetch((w >> 9) & 1), occ((w >> 10) & 3),
         reduce_log((w >> 12) & 0xf), seg_log((w >> 16) & 0xf), batch_log((w >> 24) & 0x1f),
-        fail_pairs((w >> 29) & 1) {
-    if (w >> 30) invalid("msm: unknown tuning bits in window_bits");
+        fail_pairs((w >> 29) & 1), canon_once((w >> 30) & 1) {
+    if (w >> 31) invalid("msm: unknown tuning bits in window_bits");
     if (batch_log > 28) invalid("msm: batch log must be <= 28");
     if (seg_log && seg_log < 3) invalid("msm: segment log must be >= 3");
     const bool variant = inline_mul || prefetch || occ > 1;
@@ -501,6 +514,14 @@ void msm_run(snarkpipe_ctx* ctx, const Affine<F>* bases, const Fr* scalars, uint
     SP_CUDA(cudaStreamSynchronize(s));
   }
 
+  // Tuning bit 30: the scalars' canonical values once, in idx order (count × 32 bytes).
+  const bool canon_once = tu.canon_once && count;
+  Buf<Fr> canon(canon_once ? count : 0, s);
+  if (canon_once) {
+    msm_canonical<<<blocks_for(count, 256), 256, 0, s>>>(scalars, idx.p, count, canon.p);
+    SP_LAUNCHED("msm_canonical");
+  }
+
   // The window width follows the number of scalars left for the bucket method.
   const uint32_t c = c_req ? c_req : msm_window_bits(count ? count : 1);
   const uint32_t nwins = (kScalarBits + c - 1) / c;
@@ -544,8 +565,8 @@ void msm_run(snarkpipe_ctx* ctx, const Affine<F>* bases, const Fr* scalars, uint
     for (uint32_t w0 = 0; w0 < nwins; w0 += nw_batch) {
       const uint32_t nw = (nwins - w0 < nw_batch) ? nwins - w0 : nw_batch;
       const uint32_t m = uint32_t(uint64_t(nw) * count);
-      msm_digits<<<blocks_for(count, 256), 256, 0, s>>>(scalars, idx.p, count, int(c), int(w0), int(nw), keys_in.p,
-                                                         vals_in.p);
+      msm_digits<<<blocks_for(count, 256), 256, 0, s>>>(scalars, idx.p, count, canon_once ? canon.p : nullptr, int(c),
+                                                         int(w0), int(nw), keys_in.p, vals_in.p);
       SP_LAUNCHED("msm_digits");
       size_t tb = temp_bytes;
       SP_CUDA(cub::DeviceRadixSort::SortPairs(temp.p, tb, keys_in.p, keys_out.p, vals_in.p, vals_out.p, int(m), 0,

@@ -413,6 +413,9 @@ func msmTuneBatchLog(l int) uint32 { return uint32(l) << 24 }
 // msmTuneFailPairs makes the pair rounds' scratch allocation fail as on a full device.
 const msmTuneFailPairs = 1 << 29
 
+// msmTuneCanonOnce converts the scalars to canonical form once instead of once per batch.
+const msmTuneCanonOnce = 1 << 30
+
 func msmTuneReduceLog(l int) uint32  { return uint32(l) << 12 }
 func msmTuneSegmentLog(l int) uint32 { return uint32(l) << 16 }
 
@@ -465,6 +468,7 @@ func TestMSMTuningVariantsAgree(t *testing.T) {
 		msmTuneInlineMul, msmTunePrefetch, msmTuneInlineMul | msmTunePrefetch,
 		8 | msmTuneReduceLog(2), 8 | msmTuneReduceLog(7), 9 | msmTuneSegmentLog(3) | msmTunePrefetch,
 		msmTuneOccupancy(1), msmTuneOccupancy(2), msmTuneOccupancy(3), 8 | msmTuneOccupancy(3) | msmTuneReduceLog(2),
+		msmTuneCanonOnce, 6 | msmTuneCanonOnce | msmTuneBatchLog(12), // one batch, then a window per batch
 	}
 	defer func() { b.window = 0 }()
 	for _, kind := range []string{"random", "filecoin"} {
@@ -475,7 +479,7 @@ func TestMSMTuningVariantsAgree(t *testing.T) {
 			expectMSMs(t, b, g1b, g2b, s, &want1, &want2, fmt.Sprintf("%s tuning %#x", kind, tu))
 		}
 	}
-	b.window = 1 << 30 // not a tuning bit
+	b.window = 1 << 31 // not a tuning bit
 	if _, err := b.MSMG1(g1b, 0, scalarCase(rng, "random", 10)); err == nil {
 		t.Error("unknown tuning bits accepted")
 	}
