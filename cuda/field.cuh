@@ -342,8 +342,15 @@ struct alignas(16) Fe {
     for (int j = 1; j < N; j++) t[j] = cc::madc_lo_cc(m, P::mod(j), t[j]);
     t[N] = cc::addc(t[N], 0);
     t[1] = cc::mad_hi_cc(m, P::mod(0), t[1]);
+    reduce_row_tail<1>(t, m);
+  }
+
+  // reduce_row_tail: the rest of a reduction row's hi chain, from limb From of p (the
+  // carry flag continues the statement before it), then t /= 2^32.
+  template <int From>
+  static __device__ __forceinline__ void reduce_row_tail(uint32_t (&t)[N + 1], uint32_t m) {
 #pragma unroll
-    for (int j = 1; j < N - 1; j++) t[j + 1] = cc::madc_hi_cc(m, P::mod(j), t[j + 1]);
+    for (int j = From; j < N - 1; j++) t[j + 1] = cc::madc_hi_cc(m, P::mod(j), t[j + 1]);
     t[N] = cc::madc_hi(m, P::mod(N - 1), t[N]);
 #pragma unroll
     for (int j = 0; j < N; j++) t[j] = t[j + 1];
@@ -365,12 +372,7 @@ struct alignas(16) Fe {
     for (int j = 2; j < N; j++) t[j] = cc::madc_lo_cc(m, P::mod(j), t[j]);
     t[N] = cc::addc(t[N], 0);
     t[2] = cc::add_cc(t[2], h1);
-#pragma unroll
-    for (int j = 2; j < N - 1; j++) t[j + 1] = cc::madc_hi_cc(m, P::mod(j), t[j + 1]);
-    t[N] = cc::madc_hi(m, P::mod(N - 1), t[N]);
-#pragma unroll
-    for (int j = 0; j < N; j++) t[j] = t[j + 1];
-    t[N] = 0;
+    reduce_row_tail<2>(t, m);
   }
 
   // sqr is the product: a dedicated square (N(N−1)/2 + N limb products) measured 6 %
