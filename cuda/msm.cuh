@@ -57,7 +57,7 @@ static __global__ void msm_classify(const Fr* __restrict__ scalars, uint32_t n, 
 }
 
 // msm_canonical: canon[j] = the canonical value of scalars[idx[j]], for the batches'
-// msm_digits to read instead of converting every scalar once per batch (tuning bit 30).
+// msm_digits to read instead of converting every scalar once per batch (msm_canon_once).
 static __global__ void msm_canonical(const Fr* __restrict__ scalars, const uint32_t* __restrict__ idx, uint32_t count,
                                      Fr* __restrict__ canon) {
   const uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
@@ -338,7 +338,8 @@ inline uint32_t msm_window_bits(uint64_t n) {
 // batch-affine pair rounds before the XYZZ accumulation (msm_affine.cuh; 1 = none),
 // bits 24..28 log2 of the most sorted entries per batch of windows (tests: many batches),
 // bit 29 makes the pair rounds' scratch fail as if the device were full (tests), bit 30
-// converts the scalars to canonical form once (msm_canonical) instead of once per batch.
+// converts the scalars from Montgomery form once per batch of windows (the behaviour
+// before msm_canon_once, for comparisons and the tests).
 struct MsmTuning {
   uint32_t c = 0;
   bool inline_mul = false;
@@ -349,11 +350,11 @@ struct MsmTuning {
   uint32_t rounds = kMsmPairRoundsDefault;
   uint32_t batch_log = 0;
   bool fail_pairs = false;
-  bool canon_once = false;
+  bool canon_per_batch = false;
   explicit MsmTuning(uint32_t w)
       : c(w & 0xff), inline_mul((w >> 8) & 1), prefetch((w >> 9) & 1), occ((w >> 10) & 3),
         reduce_log((w >> 12) & 0xf), seg_log((w >> 16) & 0xf), batch_log((w >> 24) & 0x1f),
-        fail_pairs((w >> 29) & 1), canon_once((w >> 30) & 1) {
+        fail_pairs((w >> 29) & 1), canon_per_batch((w >> 30) & 1) {
     if (w >> 31) invalid("msm: unknown tuning bits in window_bits");
     if (batch_log > 28) invalid("msm: batch log must be <= 28");
     if (seg_log && seg_log < 3) invalid("msm: segment log must be >= 3");
@@ -366,6 +367,16 @@ struct MsmTuning {
     }
   }
 };
+
+// msm_canon_once: whether an MSM of several batches of windows converts its count scalars
+// from Montgomery form once, into count × 32 bytes, rather than once per batch in
+// msm_digits (−1.1 % on the G1 2^27 random MSM, six batches, docs/BENCHMARKS.md). Asked
+// after the batches' buffers are allocated, so that the copy only takes memory they leave
+// spare: the wider batches of msm_pair_batch gain more.
+inline bool msm_canon_once(const MsmTuning& tu, uint32_t count, uint32_t batches) {
+  return batches > 1 && !tu.canon_per_batch &&
+         device_spare_bytes() >= uint64_t(count) * sizeof(Fr) + kMsmSpareMargin;
+}
 
 // MsmOccupancy: tuning bits 10..11. 0 the default (kMsmOccDefault), 1 the kernels without
 // launch bounds (as many registers as ptxas likes: 152 for G1, 254 for G2), 2 and 3 the
@@ -514,14 +525,6 @@ void msm_run(snarkpipe_ctx* ctx, const Affine<F>* bases, const Fr* scalars, uint
     SP_CUDA(cudaStreamSynchronize(s));
   }
 
-  // Tuning bit 30: the scalars' canonical values once, in idx order (count × 32 bytes).
-  const bool canon_once = tu.canon_once && count;
-  Buf<Fr> canon(canon_once ? count : 0, s);
-  if (canon_once) {
-    msm_canonical<<<blocks_for(count, 256), 256, 0, s>>>(scalars, idx.p, count, canon.p);
-    SP_LAUNCHED("msm_canonical");
-  }
-
   // The window width follows the number of scalars left for the bucket method.
   const uint32_t c = c_req ? c_req : msm_window_bits(count ? count : 1);
   const uint32_t nwins = (kScalarBits + c - 1) / c;
@@ -560,7 +563,13 @@ void msm_run(snarkpipe_ctx* ctx, const Affine<F>* bases, const Fr* scalars, uint
     SP_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, keys_in.p, keys_out.p, vals_in.p, vals_out.p,
                                             int(mmax), 0, int(c) + ceil_log2(nw_batch), s));
     Buf<uint8_t> temp(temp_bytes, s);
+    const bool canon_once = msm_canon_once(tu, count, (nwins + nw_batch - 1) / nw_batch);
+    Buf<Fr> canon(canon_once ? count : 0, s);
     sizing.unlock();
+    if (canon_once) {
+      msm_canonical<<<blocks_for(count, 256), 256, 0, s>>>(scalars, idx.p, count, canon.p);
+      SP_LAUNCHED("msm_canonical");
+    }
 
     for (uint32_t w0 = 0; w0 < nwins; w0 += nw_batch) {
       const uint32_t nw = (nwins - w0 < nw_batch) ? nwins - w0 : nw_batch;

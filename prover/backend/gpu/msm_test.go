@@ -413,8 +413,9 @@ func msmTuneBatchLog(l int) uint32 { return uint32(l) << 24 }
 // msmTuneFailPairs makes the pair rounds' scratch allocation fail as on a full device.
 const msmTuneFailPairs = 1 << 29
 
-// msmTuneCanonOnce converts the scalars to canonical form once instead of once per batch.
-const msmTuneCanonOnce = 1 << 30
+// msmTuneCanonPerBatch converts the scalars from Montgomery form once per batch of
+// windows instead of once per MSM.
+const msmTuneCanonPerBatch = 1 << 30
 
 func msmTuneReduceLog(l int) uint32  { return uint32(l) << 12 }
 func msmTuneSegmentLog(l int) uint32 { return uint32(l) << 16 }
@@ -468,7 +469,7 @@ func TestMSMTuningVariantsAgree(t *testing.T) {
 		msmTuneInlineMul, msmTunePrefetch, msmTuneInlineMul | msmTunePrefetch,
 		8 | msmTuneReduceLog(2), 8 | msmTuneReduceLog(7), 9 | msmTuneSegmentLog(3) | msmTunePrefetch,
 		msmTuneOccupancy(1), msmTuneOccupancy(2), msmTuneOccupancy(3), 8 | msmTuneOccupancy(3) | msmTuneReduceLog(2),
-		msmTuneCanonOnce, 6 | msmTuneCanonOnce | msmTuneBatchLog(12), // one batch, then a window per batch
+		msmTuneCanonPerBatch, 6 | msmTuneCanonPerBatch | msmTuneBatchLog(12), 6 | msmTuneBatchLog(12), // one batch, then a window per batch
 	}
 	defer func() { b.window = 0 }()
 	for _, kind := range []string{"random", "filecoin"} {
