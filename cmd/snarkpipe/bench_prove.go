@@ -31,6 +31,7 @@ type benchOptions struct {
 	lib           string
 	cold          bool // no Preload: the first proof pays the setup
 	proofStreams  int  // gpu.Config.ProofStreams
+	serialMSMs    bool // gpu.Config.SerialMSMs
 	hostKeys      bool // keys kept on the host as parameters (pipeline.BenchParams)
 	keyDevice     int  // --host-keys: the GPU that makes them (-1: the first of devices)
 	windowDuring  bool // porep: one Window PoSt partition submitted after the first proof
@@ -58,6 +59,7 @@ func benchProveFlags(kind string) []cli.Flag {
 		&cli.BoolFlag{Name: "pin-keys", Usage: "page-lock the host copies of proving keys (pipeline pin_keys), so that GPU key loads run at bus speed; with --host-keys it measures a residency swap's loads"},
 		&cli.IntFlag{Name: "workers-per-device", Value: d.WorkersPerDevice, Usage: "device workers per GPU (one proves while the next prepares)"},
 		&cli.IntFlag{Name: "proof-streams", Usage: "partitions proved at once per GPU, each on its own CUDA stream (0: the backend's default)"},
+		&cli.BoolFlag{Name: "serial-msms", Usage: "run every stage of a partition on one CUDA stream (default: the small MSMs run on a side stream beside the quotient and the H MSM)"},
 		&cli.IntFlag{Name: "handoff", Value: d.HandoffDepth, Usage: "synthesized partitions that may wait for a device worker"},
 		&cli.IntFlag{Name: "eval-tasks", Value: d.EvalTasks, Usage: "parallelism of host-side evaluation and packing (0: all CPUs)"},
 		&cli.Float64Flag{Name: "host-budget", Usage: "host memory budget in GiB (default: physical memory minus 5 GiB)"},
@@ -107,7 +109,8 @@ func benchOptionsOf(c *cli.Context, kind string) (benchOptions, error) {
 		kind: kind, size: size, proofs: c.Int("proofs"), partitions: 1, sequential: c.Bool("sequential"),
 		seed: c.Uint64("seed"), cpu: c.Bool("cpu"), allowCPULarge: c.Bool("allow-cpu-large"),
 		devices: c.IntSlice("device"), lib: c.String("lib"), cold: c.Bool("cold"), proofStreams: c.Int("proof-streams"),
-		hostKeys: c.Bool("host-keys"), keyDevice: c.Int("key-device"), windowDuring: kind == "porep" && c.Bool("window-during"),
+		serialMSMs: c.Bool("serial-msms"),
+		hostKeys:   c.Bool("host-keys"), keyDevice: c.Int("key-device"), windowDuring: kind == "porep" && c.Bool("window-during"),
 		trace: c.String("trace"), json: c.String("json"), poll: c.Duration("poll"), progress: c.Duration("progress"),
 	}
 	if kind == "window" {
@@ -152,7 +155,7 @@ func gib(v float64) int64 { return int64(v * (1 << 30)) }
 func benchBackends(o benchOptions) (bes []backend.Backend, desc string, isGPU bool, err error) {
 	if !o.cpu {
 		for _, d := range o.devices {
-			be, err := gpu.New(gpu.Config{Device: d, LibPath: o.lib, ProofStreams: o.proofStreams})
+			be, err := gpu.New(gpu.Config{Device: d, LibPath: o.lib, ProofStreams: o.proofStreams, SerialMSMs: o.serialMSMs})
 			if err != nil {
 				for _, b := range bes {
 					b.Close()

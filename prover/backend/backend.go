@@ -87,10 +87,14 @@ type ResidentResults struct {
 // call end to end: Wait for the device (proofs of other callers on the same stream),
 // Buffers to check out the proof's device vectors (allocated by a shape's first proofs,
 // with any trim and retry after an out-of-memory), then the stages, which run one after
-// the other on one stream.
+// the other on one stream unless SideStream says otherwise.
 type ResidentTimings struct {
 	Wait, Buffers                                                 time.Duration
 	Upload, Eval, Quotient, MSMH, MSML, MSMA, MSMB1, MSMB2, Total time.Duration
+	// SideStream: the L MSM ran on a second stream from the end of Eval, beside the
+	// quotient, and the A, B1 and B2 MSMs (in that order: B1, B2, A) after it from the
+	// end of the quotient, beside the H MSM; their times overlap the others'.
+	SideStream bool
 	// MSMRoundsDropped counts this proof's MSMs that ran without their faster
 	// batch-affine accumulation because its scratch did not fit the device (same result,
 	// slower): a sign that device memory is short.

@@ -219,24 +219,38 @@ func (p *Pipeline) proveResident(worker string, dk *deviceKey, batch []*partitio
 }
 
 // traceResident lays the device's stages out on the worker's track inside the proof's
-// span: they run one after the other on one stream, so they follow each other from the
-// start of the proof, and the host-side blinding comes last.
+// span: the stages of one stream follow each other from the start of the proof, and
+// the host-side blinding comes last. A side stream's stages (SideStream) go on their own
+// track, "<worker> side", from where they started.
 func (p *Pipeline) traceResident(worker string, part *partition) {
 	tm := &part.t.Resident
-	at := part.t.ProveStart
-	for _, st := range []struct {
+	type stage struct {
 		name string
 		d    time.Duration
-	}{
-		{"upload", tm.Upload}, {"A·z B·z C·z", tm.Eval}, {"quotient", tm.Quotient},
-		{"msm H", tm.MSMH}, {"msm L", tm.MSML}, {"msm A", tm.MSMA}, {"msm B1", tm.MSMB1}, {"msm B2 (G2)", tm.MSMB2},
-		{"assemble", tm.Assemble},
-	} {
-		if st.d > 0 {
-			p.trace.span(st.name, worker, at, at.Add(st.d), part)
-			at = at.Add(st.d)
-		}
 	}
+	track := func(name string, at time.Time, stages ...stage) time.Time {
+		for _, st := range stages {
+			if st.d > 0 {
+				p.trace.span(st.name, name, at, at.Add(st.d), part)
+				at = at.Add(st.d)
+			}
+		}
+		return at
+	}
+	start := part.t.ProveStart
+	front := []stage{{"upload", tm.Upload}, {"A·z B·z C·z", tm.Eval}}
+	small := []stage{{"msm L", tm.MSML}, {"msm A", tm.MSMA}, {"msm B1", tm.MSMB1}, {"msm B2 (G2)", tm.MSMB2}}
+	if !tm.SideStream {
+		at := track(worker, start, append(append(front, stage{"quotient", tm.Quotient}, stage{"msm H", tm.MSMH}), small...)...)
+		track(worker, at, stage{"assemble", tm.Assemble})
+		return
+	}
+	evalEnd := track(worker, start, front...)
+	quotientEnd := track(worker, evalEnd, stage{"quotient", tm.Quotient})
+	at := track(worker, quotientEnd, stage{"msm H", tm.MSMH})
+	track(worker+" side", evalEnd, small[0])
+	track(worker+" side", quotientEnd, stage{"msm B1", tm.MSMB1}, stage{"msm B2 (G2)", tm.MSMB2}, stage{"msm A", tm.MSMA})
+	track(worker, at, stage{"assemble", tm.Assemble})
 }
 
 // taskCount resolves a configured parallelism (≤ 0: one task per CPU).

@@ -36,6 +36,12 @@ type Config struct {
 	// ProofStreams is how many resident proofs run on the device at once, each on its
 	// own stream with its own proof buffers (streams.go); 0 means 1.
 	ProofStreams int
+	// SerialMSMs runs every stage of a resident proof on its one stream. By default each
+	// proof stream has a side stream that runs the proof's L MSM beside its quotient and
+	// its A, B1 and B2 MSMs beside its H MSM (proveSteps), filling the idle gaps of the
+	// large stages: 32 GiB PoRep 1.8 % faster for 4 GiB more device memory
+	// (docs/BENCHMARKS.md).
+	SerialMSMs bool
 }
 
 // DefaultConfig uses device 0 and the default library search.
@@ -74,6 +80,7 @@ type Backend struct {
 	// them, and the lock each proof holds shared against frees of what it reads.
 	streams chan *proofStream
 	extra   []cuda.Ctx
+	sides   map[cuda.Ctx]cuda.Ctx // proof stream context → its side context (unless SerialMSMs)
 	proofs  sync.RWMutex
 
 	// poolMu guards the loaded shapes and their proof pools (pool.go).
@@ -129,7 +136,7 @@ func New(cfg Config) (*Backend, error) {
 	}
 	b := &Backend{lib: lib, info: info, device: cfg.Device, window: uint32(cfg.WindowBits), ctx: ctx,
 		domains: make(map[int]*quotientConsts), shapes: make(map[*residentShape]struct{})}
-	if err := b.newProofStreams(max(cfg.ProofStreams, 1)); err != nil {
+	if err := b.newProofStreams(max(cfg.ProofStreams, 1), !cfg.SerialMSMs); err != nil {
 		_ = lib.FreeCtx(ctx)
 		return nil, err
 	}

@@ -248,23 +248,16 @@ func (b *Backend) proveResident(rs *residentShape, k backend.ResidentKey, upload
 
 // proveSteps runs the stages of one proof on the held context: upload z; A·z, B·z, C·z;
 // h; the H and L MSMs on h and the aux part of z in place; the A and B MSMs on scalars
-// gathered from z by the density index lists. Stages run in order on the one stream;
-// each MSM separates zero and one scalars itself (msm.cuh).
-func (b *Backend) proveSteps(ctx cuda.Ctx, rs *residentShape, p *proofBufs, kb residentBases, upload func(ctx cuda.Ctx, p *proofBufs) error, res *backend.ResidentResults) error {
+// gathered from z by the density index lists. Each MSM separates zero and one scalars
+// itself (msm.cuh). Without a side context the stages run in order on the one stream;
+// with one (the default; not with Config.SerialMSMs) the side stream runs the L MSM beside the quotient (it
+// reads only z), then the A, B1 and B2 MSMs beside the H MSM.
+func (b *Backend) proveSteps(ctx cuda.Ctx, rs *residentShape, p *proofBufs, kb residentBases, upload func(ctx cuda.Ctx, p *proofBufs) error, res *backend.ResidentResults) (err error) {
 	tm := &res.Timings
-	stage := func(d *time.Duration, f func() error) error {
-		t := time.Now()
-		err := f()
-		*d = time.Since(t)
-		return err
-	}
-	if err := stage(&tm.Upload, func() error { return upload(ctx, p) }); err != nil {
-		return err
-	}
-	if err := stage(&tm.Eval, func() error { return b.evalRows(ctx, rs, p) }); err != nil {
-		return err
-	}
-	if err := stage(&tm.Quotient, func() error { return b.quotient(ctx, rs, p) }); err != nil {
+	quotient := msmStep{&tm.Quotient, func(c cuda.Ctx) error { return b.quotient(c, rs, p) }}
+	if err := runMSMSteps(ctx,
+		msmStep{&tm.Upload, func(c cuda.Ctx) error { return upload(c, p) }},
+		msmStep{&tm.Eval, func(c cuda.Ctx) error { return b.evalRows(c, rs, p) }}); err != nil {
 		return err
 	}
 	// b and c are free after the quotient: they take the gathered A and B scalars when
@@ -280,34 +273,107 @@ func (b *Backend) proveSteps(ctx cuda.Ctx, rs *residentShape, p *proofBufs, kb r
 	}
 	defer b.freeIfNot(ctx, sB, p.c)
 	auxZ := p.z + cuda.DevPtr(rs.inputs*frBytes)
-	gatherMSM := func(idx cuda.DevPtr, n int, dst cuda.DevPtr, bases cuda.DevPtr, out *bls.G1Jac) error {
-		if err := b.lib.Gather(ctx, p.z, idx, uint64(n), dst); err != nil {
+	gatherMSM := func(c cuda.Ctx, idx cuda.DevPtr, n int, dst cuda.DevPtr, bases cuda.DevPtr, out *bls.G1Jac) error {
+		if err := b.lib.Gather(c, p.z, idx, uint64(n), dst); err != nil {
 			return err
 		}
 		var err error
-		*out, err = b.msmG1On(ctx, bases, dst, n)
+		*out, err = b.msmG1On(c, bases, dst, n)
 		return err
 	}
-	steps := []struct {
-		d *time.Duration
-		f func() error
-	}{
-		{&tm.MSMH, func() (err error) { res.H, err = b.msmG1On(ctx, kb.h, p.a, rs.domain-1); return }},
-		{&tm.MSML, func() (err error) { res.L, err = b.msmG1On(ctx, kb.l, auxZ, rs.aux); return }},
-		{&tm.MSMA, func() error { return gatherMSM(rs.idxA, rs.nA, sA, kb.a, &res.A) }},
-		{&tm.MSMB1, func() error { return gatherMSM(rs.idxB, rs.nB, sB, kb.bg1, &res.B1) }},
-		{&tm.MSMB2, func() (err error) { res.B2, err = b.msmG2On(ctx, kb.bg2, sB, rs.nB); return }},
+	msmH := msmStep{&tm.MSMH, func(c cuda.Ctx) (err error) { res.H, err = b.msmG1On(c, kb.h, p.a, rs.domain-1); return }}
+	msmL := msmStep{&tm.MSML, func(c cuda.Ctx) (err error) { res.L, err = b.msmG1On(c, kb.l, auxZ, rs.aux); return }}
+	msmA := msmStep{&tm.MSMA, func(c cuda.Ctx) error { return gatherMSM(c, rs.idxA, rs.nA, sA, kb.a, &res.A) }}
+	msmB1 := msmStep{&tm.MSMB1, func(c cuda.Ctx) error { return gatherMSM(c, rs.idxB, rs.nB, sB, kb.bg1, &res.B1) }}
+	msmB2 := msmStep{&tm.MSMB2, func(c cuda.Ctx) (err error) { res.B2, err = b.msmG2On(c, kb.bg2, sB, rs.nB); return }}
+	side := b.sideOf(ctx)
+	stats := newDroppedRounds(b.lib, ctx, side)
+	defer stats.report(tm)
+	if side == 0 {
+		return runMSMSteps(ctx, quotient, msmH, msmL, msmA, msmB1, msmB2)
 	}
-	before, statsErr := b.lib.MSMStats(ctx)
+	tm.SideStream = true
+	// The side stream: L at once, then, once the quotient has left b and c (sA, sB) to
+	// it, B1 (which gathers the B scalars that B2 reads), B2 and A; nil: stop after L.
+	// The MSMs write disjoint results and buffers and read only z, h and the key.
+	after := make(chan []msmStep, 1)
+	done := make(chan error, 1)
+	go func() {
+		err := runMSMSteps(side, msmL)
+		if more := <-after; err == nil {
+			err = runMSMSteps(side, more...)
+		}
+		done <- err
+	}()
+	sent := false
+	defer func() { // before sA and sB are freed (defers run last-in first-out)
+		if !sent {
+			after <- nil
+		}
+		err = errors.Join(err, <-done)
+	}()
+	if err := runMSMSteps(ctx, quotient); err != nil {
+		return err
+	}
+	after <- []msmStep{msmB1, msmB2, msmA}
+	sent = true
+	return runMSMSteps(ctx, msmH)
+}
+
+// msmStep is one MSM stage of a resident proof: f runs it on a context, d gets its time.
+type msmStep struct {
+	d *time.Duration
+	f func(c cuda.Ctx) error
+}
+
+// runMSMSteps runs steps in order on c and stops at the first error.
+func runMSMSteps(c cuda.Ctx, steps ...msmStep) error {
 	for _, st := range steps {
-		if err := stage(st.d, st.f); err != nil {
+		t := time.Now()
+		err := st.f(c)
+		*st.d = time.Since(t)
+		if err != nil {
 			return err
 		}
 	}
-	if after, err := b.lib.MSMStats(ctx); statsErr == nil && err == nil {
-		tm.MSMRoundsDropped = int(after.RoundsDropped - before.RoundsDropped)
-	}
 	return nil
+}
+
+// droppedRounds counts the MSMs of one proof that ran without their pair rounds, over
+// the proof's contexts (the library counts per context).
+type droppedRounds struct {
+	lib    *cuda.Lib
+	ctxs   []cuda.Ctx
+	before []cuda.MSMStats
+	err    error
+}
+
+func newDroppedRounds(lib *cuda.Lib, ctx, side cuda.Ctx) *droppedRounds {
+	d := &droppedRounds{lib: lib, ctxs: []cuda.Ctx{ctx}}
+	if side != 0 {
+		d.ctxs = append(d.ctxs, side)
+	}
+	for _, c := range d.ctxs {
+		s, err := lib.MSMStats(c)
+		d.before, d.err = append(d.before, s), errors.Join(d.err, err)
+	}
+	return d
+}
+
+// report sets tm.MSMRoundsDropped; a library without the counters leaves it 0.
+func (d *droppedRounds) report(tm *backend.ResidentTimings) {
+	if d.err != nil {
+		return
+	}
+	n := 0
+	for i, c := range d.ctxs {
+		after, err := d.lib.MSMStats(c)
+		if err != nil {
+			return
+		}
+		n += int(after.RoundsDropped - d.before[i].RoundsDropped)
+	}
+	tm.MSMRoundsDropped = n
 }
 
 // scratch returns have when it holds at least n elements, else a fresh buffer.

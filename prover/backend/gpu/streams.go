@@ -32,21 +32,44 @@ type proofStream struct {
 	main bool // the backend's context: used under b.mu
 }
 
-// newProofStreams makes n streams: the main context and n − 1 new ones.
-func (b *Backend) newProofStreams(n int) error {
+// newProofStreams makes n streams: the main context and n − 1 new ones; with side, each
+// also gets a side context for its small MSMs (sideOf).
+func (b *Backend) newProofStreams(n int, side bool) error {
 	b.streams = make(chan *proofStream, n)
-	b.streams <- &proofStream{ctx: b.ctx, main: true}
-	for i := 1; i < n; i++ {
+	b.sides = make(map[cuda.Ctx]cuda.Ctx)
+	newCtx := func(what string, i int) (cuda.Ctx, error) {
 		ctx, err := b.lib.NewCtx(b.device)
 		if err != nil {
 			b.freeProofStreams()
-			return fmt.Errorf("gpu backend: proof stream %d: %w", i, err)
+			return 0, fmt.Errorf("gpu backend: proof stream %d %s: %w", i, what, err)
 		}
 		b.extra = append(b.extra, ctx)
-		b.streams <- &proofStream{ctx: ctx}
+		return ctx, nil
+	}
+	for i := 0; i < n; i++ {
+		s := &proofStream{ctx: b.ctx, main: i == 0}
+		if i > 0 {
+			ctx, err := newCtx("context", i)
+			if err != nil {
+				return err
+			}
+			s.ctx = ctx
+		}
+		if side {
+			ctx, err := newCtx("side context", i)
+			if err != nil {
+				return err
+			}
+			b.sides[s.ctx] = ctx
+		}
+		b.streams <- s
 	}
 	return nil
 }
+
+// sideOf is the side context of proof stream context ctx, 0 with SerialMSMs. Only the
+// proof holding ctx uses it.
+func (b *Backend) sideOf(ctx cuda.Ctx) cuda.Ctx { return b.sides[ctx] }
 
 // freeProofStreams releases the extra contexts; no proof may be running.
 func (b *Backend) freeProofStreams() error {
@@ -57,6 +80,7 @@ func (b *Backend) freeProofStreams() error {
 		}
 	}
 	b.extra = nil
+	b.sides = nil
 	return first
 }
 
