@@ -8,7 +8,8 @@
 #   CGO_ENABLED=0 go build -ldflags='-s -w' -o devrun/porep/snarkpipe ./cmd/snarkpipe
 # Then: bash cuda/devrun_porep32.sh (PROOFS=3, BENCH_TO=390 s; TRACE=1 also writes the
 # pipeline timeline; SKIPTESTS=1 skips the GPU tests; BENCH_ARGS adds bench flags, e.g.
-# "--proof-streams 2 --workers-per-device 3"). About 460 s with 3 proofs from a cold start (setup ≈ 250 s). Logs
+# "--proof-streams 2 --workers-per-device 3"; BENCH2_ARGS runs a second bench after the
+# first, which reads the first one's recordings: e.g. BENCH2_ARGS=--serial-msms). About 460 s with 3 proofs from a cold start (setup ≈ 250 s). Logs
 # are bundled into porep_logs.tgz under $OUT; a short summary is printed last.
 # KIND=window benches one 32 GiB Window PoSt partition per proof instead (SKIPTESTS=1
 # PROOFS=2 BENCH_TO=520: its setup, probe/record then key generation, took more than 330 s
@@ -24,22 +25,31 @@ B=$PWD/devrun/porep
 make cuda >"$O/build.log" 2>&1 || { el "make cuda FAILED"; grep -E error "$O/build.log" cuda/build/*.log | head -30; exit 1; }
 el "library built"
 if [ "${SKIPTESTS:-0}" != 1 ]; then
-(cd prover/backend/gpu && timeout 120 "$B/gpu.test" -test.short -test.v -test.run 'Eval|Quotient|Resident|Reserve|Groth16ProofMatchesCPU|Packed|Unpack' \
+(cd prover/backend/gpu && timeout 120 "$B/gpu.test" -test.short -test.v -test.run "${GPU_TESTS:-Eval|Quotient|Resident|Reserve|Groth16ProofMatchesCPU|Packed|Unpack}" \
   >"$O/gpu_test.txt" 2>&1; echo "gpu tests rc=$?")
 grep -E -- '^(--- FAIL|FAIL|ok|PASS)' "$O/gpu_test.txt" | head
 echo "$(grep -c -- '--- PASS' "$O/gpu_test.txt") passed"
-(cd sealer && timeout 120 "$B/sealer.test" -test.run TestGPUPathEqualsCPU -test.v -gpu.equal >"$O/equal.txt" 2>&1; echo "equality rc=$?")
+[ "${EQUAL:-1}" = 1 ] && (cd sealer && timeout 120 "$B/sealer.test" -test.run TestGPUPathEqualsCPU -test.v -gpu.equal >"$O/equal.txt" 2>&1; echo "equality rc=$?")
 grep -E -- '--- |differ' "$O/equal.txt"
 fi
 KIND=${KIND:-porep}
-el "32 GiB bench ($KIND)"
-trace=()
-[ "${TRACE:-0}" = 1 ] && trace=(--trace "$O/${KIND}32.trace.json")
 kind_args=()
 [ "$KIND" = window ] && kind_args=(--partitions 1)
-timeout "${BENCH_TO:-390}" "$B/snarkpipe" bench "$KIND" --size 32GiB --proofs "${PROOFS:-3}" "${kind_args[@]}" \
-  --lib cuda/build/libsnarkpipe_cuda.so --json "$O/bench.json" "${trace[@]}" ${BENCH_ARGS:-} >"$O/bench.txt" 2>&1
-el "bench rc=$?"
-grep -v '…' "$O/bench.txt" | grep -E '^setup|slots|mean|first proof|steady|peak|verified ' | cut -c1-260
-# proof 1's first partitions: where the first-call costs show (buffers, dev wait)
-awk '/^per partition/{p=1} p&&/^ +1 +0 +[0-2] /' "$O/bench.txt" | cut -c1-260
+# bench NAME PROOFS TIMEOUT ARGS: one run; the recordings directory lets a second run of
+# the same call skip the probe/record synthesis.
+bench() {
+  local name=$1 proofs=$2 to=$3 args=$4
+  el "32 GiB bench ($KIND, $name: $args)"
+  local trace=()
+  [ "${TRACE:-0}" = 1 ] && trace=(--trace "$O/${KIND}32_$name.trace.json")
+  timeout "$to" "$B/snarkpipe" bench "$KIND" --size 32GiB --proofs "$proofs" "${kind_args[@]}" \
+    --lib cuda/build/libsnarkpipe_cuda.so --recordings "${RECORDINGS:-/tmp/sp_recordings}" \
+    --json "$O/bench_$name.json" "${trace[@]}" $args >"$O/bench_$name.txt" 2>&1
+  el "bench $name rc=$?"
+  grep -v '…' "$O/bench_$name.txt" | grep -E '^setup|slots|mean|first proof|steady|peak|verified ' | cut -c1-260
+  # proof 1's first partitions: where the first-call costs show (buffers, dev wait)
+  awk '/^per partition/{p=1} p&&/^ +1 +0 +[0-2] /' "$O/bench_$name.txt" | cut -c1-260
+}
+bench 1 "${PROOFS:-3}" "${BENCH_TO:-390}" "${BENCH_ARGS:-}"
+# BENCH2_ARGS: a second run in the same call (PROOFS2, BENCH2_TO), e.g. a variant.
+[ -n "${BENCH2_ARGS:-}" ] && bench 2 "${PROOFS2:-3}" "${BENCH2_TO:-200}" "$BENCH2_ARGS"
