@@ -395,10 +395,9 @@ func (l *Lib) NTT(c Ctx, data DevPtr, lgN uint32, root unsafe.Pointer, dit bool)
 	return l.NTTTile(c, data, lgN, root, dit, 0)
 }
 
-// NTTTile is NTT with the shared-memory tile size forced (log2 10 or 11; 0 = default);
-// the bits above it select comparison variants (cuda/fr.cu, snarkpipe_fr_ntt flags).
+// NTTTile is NTT with the shared-memory tile size forced (log2 10 or 11; 0 = default).
 func (l *Lib) NTTTile(c Ctx, data DevPtr, lgN uint32, root unsafe.Pointer, dit bool, tileLog int) error {
-	flags := int32(tileLog&0x1ff) << 8
+	flags := int32(tileLog&0xff) << 8
 	if dit {
 		flags |= 1
 	}
@@ -411,7 +410,7 @@ func (l *Lib) NTTCoset(c Ctx, data DevPtr, lgN uint32, root, cst, g unsafe.Point
 	if l.frNTTCoset == nil {
 		return fmt.Errorf("fr_ntt_coset: %w", ErrMissingSymbol)
 	}
-	flags := int32(tileLog&0x1ff) << 8
+	flags := int32(tileLog&0xff) << 8
 	if dit {
 		flags |= 1
 	}

@@ -11,13 +11,12 @@ namespace {
 
 // snarkpipe_fr_ntt flags: bit 0 DIT; bits 8..12 the tile log; bit 13 the legacy kernel
 // (ntt_pass), bit 14 no direct twiddle tables, bit 15 the radix-8 kernel capped at 128
-// registers, bit 16 ntt_pass with radix-4 steps, all for comparisons (cuda.Lib.NTTTile
-// passes its tileLog argument into bits 8..16: a tileLog of 0x20 | tile selects the
+// registers, all for comparisons (cuda.Lib.NTTTile
+// passes its tileLog argument into bits 8..15: a tileLog of 0x20 | tile selects the
 // legacy kernel).
 constexpr int32_t kNttFlagLegacy = 1 << 13;
 constexpr int32_t kNttFlagNoDirect = 1 << 14;
 constexpr int32_t kNttFlagBounded = 1 << 15;
-constexpr int32_t kNttFlagRadix4 = 1 << 16;
 
 NttOptions ntt_options(int32_t flags) {
   NttOptions o;
@@ -25,7 +24,6 @@ NttOptions ntt_options(int32_t flags) {
   o.legacy = (flags & kNttFlagLegacy) != 0;
   o.no_direct_twiddles = (flags & kNttFlagNoDirect) != 0;
   o.bounded = (flags & kNttFlagBounded) != 0;
-  if (flags & kNttFlagRadix4) o.radix4 = true;
   return o;
 }
 

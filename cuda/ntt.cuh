@@ -52,113 +52,11 @@ struct NttArith {
 #endif
 };
 
-// ntt_radix2_stage: stage u of a pass, one butterfly per thread and pair (the pairs are
-// 2^(t−1−u) apart for DIF, 2^u for DIT).
-template <bool DIT>
-__device__ __forceinline__ void ntt_radix2_stage(Fr* sm, const Fr* W, int t, int u, uint32_t G, int g_log) {
-  using A = NttArith;
-  for (uint32_t q = threadIdx.x; q < (G << (t - 1)); q += blockDim.x) {
-    const uint32_t gl = q & (G - 1), j = q >> g_log;
-    if (DIT) {
-      const uint32_t half = 1u << u, off = j & (half - 1);
-      const uint32_t e0 = ((j >> u) << (u + 1)) | off, e1 = e0 + half;
-      const Fr a = sm[e0 * G + gl];
-      Fr b = sm[e1 * G + gl];
-      if (u != 0) b = A::mul(W[off << (t - 1 - u)], b);  // stage 0 twiddles are all 1
-      sm[e0 * G + gl] = A::add(a, b);
-      sm[e1 * G + gl] = A::sub(a, b);
-    } else {
-      const int lh = t - 1 - u;
-      const uint32_t half = 1u << lh, off = j & (half - 1);
-      const uint32_t e0 = ((j >> lh) << (lh + 1)) | off, e1 = e0 + half;
-      const Fr a = sm[e0 * G + gl];
-      const Fr b = sm[e1 * G + gl];
-      sm[e0 * G + gl] = A::add(a, b);
-      sm[e1 * G + gl] = (lh != 0) ? A::mul(W[off << u], A::sub(a, b)) : A::sub(a, b);  // last stage: twiddles are 1
-    }
-  }
-}
-
-// ntt_radix4_step: stages u and u + 1 of a pass in one trip through shared memory. A
-// thread takes groups of four elements at positions p, p + h, p + 2h, p + 3h (h = 2^low:
-// the smaller of the two stages' pair distances) and does both stages' butterflies in
-// registers: the same twiddles and products as two ntt_radix2_stage calls, with half
-// their shared-memory traffic, index arithmetic and barriers.
-template <bool DIT>
-__device__ __forceinline__ void ntt_radix4_step(Fr* sm, const Fr* W, int t, int u, uint32_t G, int g_log) {
-  using A = NttArith;
-  const int low = DIT ? u : t - 2 - u;
-  const uint32_t h = 1u << low, d = h * G;  // d: the group's stride in the tile
-  for (uint32_t q = threadIdx.x; q < (G << (t - 2)); q += blockDim.x) {
-    const uint32_t gl = q & (G - 1), j = q >> g_log, off = j & (h - 1);
-    Fr* s = sm + ((((j >> low) << (low + 2)) | off) * G + gl);
-    const Fr x0 = s[0], x2 = s[2 * d];
-    Fr x1 = s[d], x3 = s[3 * d];
-    if (DIT) {
-      // stage u: pairs (x0, x1), (x2, x3), one twiddle; stage u + 1: (x0, x2), (x1, x3).
-      if (u != 0) {
-        const Fr w = W[off << (t - 1 - u)];
-        x1 = A::mul(w, x1);
-        x3 = A::mul(w, x3);
-      }
-      const Fr y0 = A::add(x0, x1), y1 = A::sub(x0, x1);
-      const Fr y2 = A::mul(W[off << (t - 2 - u)], A::add(x2, x3));
-      const Fr y3 = A::mul(W[(off + h) << (t - 2 - u)], A::sub(x2, x3));
-      s[0] = A::add(y0, y2);
-      s[2 * d] = A::sub(y0, y2);
-      s[d] = A::add(y1, y3);
-      s[3 * d] = A::sub(y1, y3);
-    } else {
-      // stage u: pairs (x0, x2), (x1, x3); stage u + 1: (x0, x1), (x2, x3), one twiddle.
-      const Fr y0 = A::add(x0, x2), y2 = A::mul(W[off << u], A::sub(x0, x2));
-      const Fr y1 = A::add(x1, x3), y3 = A::mul(W[(off + h) << u], A::sub(x1, x3));
-      s[0] = A::add(y0, y1);
-      s[2 * d] = A::add(y2, y3);
-      if (low != 0) {
-        const Fr w = W[off << (u + 1)];
-        s[d] = A::mul(w, A::sub(y0, y1));
-        s[3 * d] = A::mul(w, A::sub(y2, y3));
-      } else {  // the pass's last stage: twiddles are 1
-        s[d] = A::sub(y0, y1);
-        s[3 * d] = A::sub(y2, y3);
-      }
-    }
-  }
-}
-
-// ntt_pass_stages runs a pass's t stages on the tile: one at a time, or (R4) two at a time
-// by ntt_radix4_step, with the lone stage of an odd t done alone where it needs no
-// products (DIF: the last, DIT: the first).
-template <bool DIT, bool R4>
-__device__ __forceinline__ void ntt_pass_stages(Fr* sm, const Fr* W, int t, uint32_t G, int g_log) {
-  if (!R4) {
-    for (int u = 0; u < t; u++) {
-      ntt_radix2_stage<DIT>(sm, W, t, u, G, g_log);
-      __syncthreads();
-    }
-    return;
-  }
-  int u = 0;
-  if (DIT && (t & 1)) {
-    ntt_radix2_stage<DIT>(sm, W, t, 0, G, g_log);
-    __syncthreads();
-    u = 1;
-  }
-  for (; u + 1 < t; u += 2) {
-    ntt_radix4_step<DIT>(sm, W, t, u, G, g_log);
-    __syncthreads();
-  }
-  if (u < t) {  // DIF with an odd t
-    ntt_radix2_stage<DIT>(sm, W, t, u, G, g_log);
-    __syncthreads();
-  }
-}
-
 // The tile holds whole elements. ncu counts a two-way shared-memory bank conflict on its
 // accesses, but a swizzled layout that removed it measured 2 % slower at 2^27 (65.2 against
 // 66.6 ms: the index arithmetic costs more than the conflicts) and was dropped
 // (docs/BENCHMARKS.md, "GPU kernels").
-template <bool DIT, bool R4>
+template <bool DIT>
 static __global__ void ntt_pass(Fr* __restrict__ data, int lg_n, int t, int lg_s, int g_log, NttLegacyTwiddles tws,
                                 NttFuse f, bool first, bool last) {
   using A = NttArith;
@@ -192,7 +90,29 @@ static __global__ void ntt_pass(Fr* __restrict__ data, int lg_n, int t, int lg_s
     __syncthreads();
   }
 
-  ntt_pass_stages<DIT, R4>(sm, W, t, G, g_log);
+  for (int u = 0; u < t; u++) {
+    for (uint32_t q = threadIdx.x; q < (G << (t - 1)); q += blockDim.x) {
+      const uint32_t gl = q & (G - 1), j = q >> g_log;
+      if (DIT) {
+        const uint32_t half = 1u << u, off = j & (half - 1);
+        const uint32_t e0 = ((j >> u) << (u + 1)) | off, e1 = e0 + half;
+        const Fr a = sm[e0 * G + gl];
+        Fr b = sm[e1 * G + gl];
+        if (u != 0) b = A::mul(W[off << (t - 1 - u)], b);  // stage 0 twiddles are all 1
+        sm[e0 * G + gl] = A::add(a, b);
+        sm[e1 * G + gl] = A::sub(a, b);
+      } else {
+        const int lh = t - 1 - u;
+        const uint32_t half = 1u << lh, off = j & (half - 1);
+        const uint32_t e0 = ((j >> lh) << (lh + 1)) | off, e1 = e0 + half;
+        const Fr a = sm[e0 * G + gl];
+        const Fr b = sm[e1 * G + gl];
+        sm[e0 * G + gl] = A::add(a, b);
+        sm[e1 * G + gl] = (lh != 0) ? A::mul(W[off << u], A::sub(a, b)) : A::sub(a, b);  // last stage: twiddles are 1
+      }
+    }
+    __syncthreads();
+  }
 
   for (uint32_t k = threadIdx.x; k < tile; k += blockDim.x) {
     const uint32_t gl = k & (G - 1), e = k >> g_log;
@@ -216,15 +136,6 @@ constexpr int kNttTileLog = 11;    // default and largest log2 of the elements p
 // read them from one table of that size (8 MiB at 18: stays in L2).
 constexpr int kNttDirectTwiddleLog = 18;
 
-// kNttRadix4Default: whether transforms take their stages two at a time; a comparison
-// option (flag bit 16 of snarkpipe_fr_ntt) not yet measured on a GPU, the default with
-// -DSP_NTT_RADIX4.
-#ifdef SP_NTT_RADIX4
-constexpr bool kNttRadix4Default = true;
-#else
-constexpr bool kNttRadix4Default = false;
-#endif
-
 // NttOptions: tile_log (10..11, 0 = default) bounds the elements one block holds in
 // shared memory; legacy selects ntt_pass (one butterfly per thread per stage, kept for
 // comparison) instead of ntt_pass_radix8; fuse lists element-wise operations done in the
@@ -235,7 +146,6 @@ struct NttOptions {
   bool legacy = false;
   bool no_direct_twiddles = false;  // two-table inter-pass twiddles everywhere, both kernels (comparisons)
   bool bounded = false;             // the kernel capped at 128 registers (comparisons)
-  bool radix4 = kNttRadix4Default;  // ntt_pass takes its stages two at a time (ntt_radix4_step)
   NttFuse fuse = {};
 };
 
@@ -291,55 +201,32 @@ struct NttStageTable {
   }
 };
 
-// NttPassLaunch is one ntt_pass launch: its grid and arguments.
-struct NttPassLaunch {
-  unsigned blocks, threads;
-  size_t smem;
-  int lg_n, t, lg_s, g_log;
-  NttLegacyTwiddles tw;
-  bool first, last;
-};
-
-template <bool DIT, bool R4>
-inline void ntt_pass_launch(Fr* data, const NttPassLaunch& l, const NttFuse& fuse, cudaStream_t s) {
-  const int max_smem = ((1 << kNttTileLog) + (1 << (kNttMaxStages - 1))) * int(sizeof(Fr));
-  SP_CUDA(cudaFuncSetAttribute(ntt_pass<DIT, R4>, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
-  ntt_pass<DIT, R4><<<l.blocks, l.threads, l.smem, s>>>(data, l.lg_n, l.t, l.lg_s, l.g_log, l.tw, fuse, l.first,
-                                                           l.last);
-  SP_LAUNCHED("ntt_pass");
-}
-
 inline void ntt_run_legacy(Fr* data, int lg_n, const Fr& root, bool dit, cudaStream_t s, int tile_log,
-                           bool direct_twiddles, bool radix4, const NttFuse& fuse) {
+                           bool direct_twiddles, const NttFuse& fuse) {
   PowTablesBuf tables(root, lg_n, s);
   int ts[4], lgs[4];
   const int P = ntt_plan(lg_n, ts, lgs);
   NttStageTable stage(root, lg_n, ts, P, s);
   NttDirectTwiddles direct;
   if (direct_twiddles) direct.build(P, ts, lgs, lg_n, tables.view(), s);
+  const int max_smem = ((1 << kNttTileLog) + (1 << (kNttMaxStages - 1))) * int(sizeof(Fr));
+  SP_CUDA(cudaFuncSetAttribute(ntt_pass<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
+  SP_CUDA(cudaFuncSetAttribute(ntt_pass<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
   for (int i = 0; i < P; i++) {
     const int p = dit ? P - 1 - i : i;
-    NttPassLaunch l;
-    l.lg_n = lg_n;
-    l.t = ts[p];
-    l.lg_s = lgs[p];
-    l.g_log = tile_log - l.t;
-    if (l.g_log > l.lg_s) l.g_log = l.lg_s;
-    const uint32_t tile = 1u << (l.t + l.g_log);
-    l.threads = tile / 2 < 256 ? tile / 2 : 256;
-    l.blocks = unsigned((uint64_t(1) << lg_n) / tile);
-    l.smem = (size_t(tile) + (size_t(1) << (l.t - 1))) * sizeof(Fr);
-    l.tw = NttLegacyTwiddles{tables.view(), stage.W.p, stage.w_log, direct.b[p] ? direct.b[p]->p : nullptr};
-    l.first = i == 0;
-    l.last = i == P - 1;
-    if (dit && radix4)
-      ntt_pass_launch<true, true>(data, l, fuse, s);
-    else if (dit)
-      ntt_pass_launch<true, false>(data, l, fuse, s);
-    else if (radix4)
-      ntt_pass_launch<false, true>(data, l, fuse, s);
+    const int t = ts[p], lg_s = lgs[p];
+    int g_log = tile_log - t;
+    if (g_log > lg_s) g_log = lg_s;
+    const uint32_t tile = 1u << (t + g_log);
+    const uint32_t threads = tile / 2 < 256 ? tile / 2 : 256;
+    const uint64_t blocks = (uint64_t(1) << lg_n) / tile;
+    const size_t smem = (size_t(tile) + (size_t(1) << (t - 1))) * sizeof(Fr);
+    const NttLegacyTwiddles tw{tables.view(), stage.W.p, stage.w_log, direct.b[p] ? direct.b[p]->p : nullptr};
+    if (dit)
+      ntt_pass<true><<<unsigned(blocks), threads, smem, s>>>(data, lg_n, t, lg_s, g_log, tw, fuse, i == 0, i == P - 1);
     else
-      ntt_pass_launch<false, false>(data, l, fuse, s);
+      ntt_pass<false><<<unsigned(blocks), threads, smem, s>>>(data, lg_n, t, lg_s, g_log, tw, fuse, i == 0, i == P - 1);
+    SP_LAUNCHED("ntt_pass");
   }
 }
 
@@ -430,7 +317,7 @@ inline void ntt_run(Fr* data, int lg_n, const Fr& root, bool dit, cudaStream_t s
     return;
   }
   if (lg_n > 0) {  // the fused operations run in the first and last pass
-    ntt_run_legacy(data, lg_n, root, dit, s, tile_log, !o.no_direct_twiddles, o.radix4, o.fuse);
+    ntt_run_legacy(data, lg_n, root, dit, s, tile_log, !o.no_direct_twiddles, o.fuse);
     return;
   }
   ntt_apply_unfused(data, lg_n, o.fuse.pre, s);

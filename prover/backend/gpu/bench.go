@@ -72,10 +72,6 @@ const nttNoDirect = 0x40
 // (cuda/fr.cu kNttFlagBounded), for comparison rows.
 const nttBounded = 0x80
 
-// nttRadix4 in NTTTile's tileLog makes ntt_pass take its stages two at a time
-// (cuda/fr.cu kNttFlagRadix4), for comparison rows and tests.
-const nttRadix4 = 0x100
-
 const benchTableLog = 14 // bases are A[i mod 2^14] + B[i >> 14]
 
 // benchTablesG1 returns A[j] = (j+1)·G (2^lgA points) and B[k] = k·Q (2^13 points) for a
@@ -466,9 +462,6 @@ func benchNTT(w io.Writer, lib *cuda.Lib, ctx cuda.Ctx, cfg BenchConfig) error {
 			return err
 		}
 		benchRow(w, "ntt_coset_nr_legacy", cfg.NTTMaxLog, d)
-		if err := benchNTTRadix4(w, lib, ctx, data, cfg.NTTMaxLog, root, g, cfg.Repeats); err != nil {
-			return err
-		}
 	}
 	for _, tile := range cfg.NTTTileSweep {
 		d, err := benchTimer(cfg.Repeats, func() error {
@@ -478,34 +471,6 @@ func benchNTT(w io.Writer, lib *cuda.Lib, ctx cuda.Ctx, cfg BenchConfig) error {
 			return err
 		}
 		benchRow(w, fmt.Sprintf("ntt_forward_nr_tile%d", tile), cfg.NTTMaxLog, d)
-	}
-	return nil
-}
-
-// benchNTTRadix4 adds the rows of ntt_pass with radix-4 steps (nttRadix4): forward in both
-// orders and the coset transform, at 2^lg.
-func benchNTTRadix4(w io.Writer, lib *cuda.Lib, ctx cuda.Ctx, data cuda.DevPtr, lg int, root, g fr.Element, repeats int) error {
-	one := fr.One()
-	rows := []struct {
-		name string
-		run  func() error
-	}{
-		{"ntt_forward_nr_r4", func() error {
-			return lib.NTTTile(ctx, data, uint32(lg), unsafe.Pointer(&root), false, nttRadix4)
-		}},
-		{"ntt_forward_rn_r4", func() error {
-			return lib.NTTTile(ctx, data, uint32(lg), unsafe.Pointer(&root), true, nttRadix4)
-		}},
-		{"ntt_coset_nr_r4", func() error {
-			return lib.NTTCoset(ctx, data, uint32(lg), unsafe.Pointer(&root), unsafe.Pointer(&one), unsafe.Pointer(&g), false, nttRadix4)
-		}},
-	}
-	for _, r := range rows {
-		d, err := benchTimer(repeats, r.run)
-		if err != nil {
-			return err
-		}
-		benchRow(w, r.name, lg, d)
 	}
 	return nil
 }

@@ -49,9 +49,8 @@ func TestNTTMatchesGnark(t *testing.T) {
 		d := fft.NewDomain(uint64(n))
 		for _, dit := range []bool{false, true} {
 			// 0: the library's default; nttLegacy|11: the one-butterfly-per-thread kernel;
-			// nttNoDirect|11: two-table twiddles in every pass; nttBounded|11: ≤ 128 registers;
-			// nttRadix4: stages two at a time (odd and even stage counts per pass).
-			for _, tile := range []int{0, 10, 11, nttLegacy | 11, nttNoDirect | 11, nttBounded | 11, nttRadix4 | 10, nttRadix4 | 11} {
+			// nttNoDirect|11: two-table twiddles in every pass; nttBounded|11: ≤ 128 registers.
+			for _, tile := range []int{0, 10, 11, nttLegacy | 11, nttNoDirect | 11, nttBounded | 11} {
 				v := randScalars(rng, n)
 				want := slices_clone(v)
 				if dit {
@@ -113,8 +112,7 @@ func TestBenchSmall(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, row := range []string{"g1_msm_random", "g1_msm_filecoin", "g2_msm_random", "ntt_forward_nr", "ntt_coset_nr", "g1_batch_add_half",
-		"ntt_forward_nr_legacy", "ntt_forward_nr_nodirect", "ntt_coset_nr_legacy", "ntt_forward_nr_r4", "ntt_forward_rn_r4",
-		"ntt_coset_nr_r4", "g1_msm_random_t0x300", "g2_msm_random_t0x200"} {
+		"ntt_forward_nr_legacy", "ntt_forward_nr_nodirect", "ntt_coset_nr_legacy", "g1_msm_random_t0x300", "g2_msm_random_t0x200"} {
 		if !strings.Contains(out.String(), row) {
 			t.Errorf("bench output lacks %s:\n%s", row, out.String())
 		}
@@ -136,7 +134,7 @@ func TestNTTCosetMatchesGnark(t *testing.T) {
 		d := fft.NewDomain(uint64(n))
 		c, g := randFr(rng), randFr(rng)
 		for _, dit := range []bool{false, true} {
-			for _, tile := range []int{0, nttLegacy | 11, nttRadix4 | 11} {
+			for _, tile := range []int{0, nttLegacy | 11} {
 				v := randScalars(rng, n)
 				want := slices_clone(v)
 				var gp fr.Element
