@@ -213,6 +213,18 @@ func expectTimingsAddUp(t *testing.T, id string, tm groth16.DeviceTimings, seria
 	}
 }
 
+// loadResident makes shape resident under pk; both are closed when the test ends.
+func loadResident(t *testing.T, pk *groth16.ProvingKey, shape *r1cs.Shape) *groth16.ResidentCircuit {
+	t.Helper()
+	t.Cleanup(func() { _ = pk.Close() })
+	rc, err := pk.LoadShape(shape)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rc.Close() })
+	return rc
+}
+
 // expectSerialMSMsProof proves with every stage on one stream (Config.SerialMSMs; the
 // default backend runs the small MSMs on a side stream): the same proof bytes, and as
 // full a device the same count of MSMs without pair rounds as the default backend
@@ -224,12 +236,7 @@ func expectSerialMSMsProof(t *testing.T, params *groth16.Params, shape *r1cs.Sha
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer pk.Close()
-	rc, err := pk.LoadShape(shape)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rc.Close()
+	rc := loadResident(t, pk, shape)
 	got, tm, err := rc.Prove(w.Inputs, w.Aux, rs)
 	if err != nil {
 		t.Fatal(err)
@@ -491,12 +498,7 @@ func TestPackedProofMatchesPlain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer pk.Close()
-	rc, err := pk.LoadShape(shape)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rc.Close()
+	rc := loadResident(t, pk, shape)
 	rs, _ := groth16.SampleRandomness(chachaReader{rand.NewChaCha8([32]byte{32})})
 	want, _, err := rc.Prove(w.Inputs, w.Aux, &rs)
 	if err != nil {
@@ -525,12 +527,7 @@ func TestPinnedAssignmentProves(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer pk.Close()
-	rc, err := pk.LoadShape(shape)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rc.Close()
+	rc := loadResident(t, pk, shape)
 	rs, _ := groth16.SampleRandomness(chachaReader{rand.NewChaCha8([32]byte{42})})
 	want, _, err := rc.Prove(w.Inputs, w.Aux, &rs)
 	if err != nil {
