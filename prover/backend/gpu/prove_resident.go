@@ -249,15 +249,15 @@ func (b *Backend) proveResident(rs *residentShape, k backend.ResidentKey, upload
 // proveSteps runs the stages of one proof on the held context: upload z; A·z, B·z, C·z;
 // h; the H and L MSMs on h and the aux part of z in place; the A and B MSMs on scalars
 // gathered from z by the density index lists. Each MSM separates zero and one scalars
-// itself (msm.cuh). Without a side context the stages run in order on the one stream;
-// with one (the default; not with Config.SerialMSMs) the side stream runs the L MSM beside the quotient (it
-// reads only z), then the A, B1 and B2 MSMs beside the H MSM.
+// itself (msm.cuh). With Config.SerialMSMs the stages run in order on the one stream; by
+// default the proof stream's side context runs the L MSM beside the quotient (it reads
+// only z), then the A, B1 and B2 MSMs beside the H MSM.
 func (b *Backend) proveSteps(ctx cuda.Ctx, rs *residentShape, p *proofBufs, kb residentBases, upload func(ctx cuda.Ctx, p *proofBufs) error, res *backend.ResidentResults) (err error) {
 	tm := &res.Timings
-	quotient := msmStep{&tm.Quotient, func(c cuda.Ctx) error { return b.quotient(c, rs, p) }}
-	if err := runMSMSteps(ctx,
-		msmStep{&tm.Upload, func(c cuda.Ctx) error { return upload(c, p) }},
-		msmStep{&tm.Eval, func(c cuda.Ctx) error { return b.evalRows(c, rs, p) }}); err != nil {
+	quotient := proofStage{&tm.Quotient, func(c cuda.Ctx) error { return b.quotient(c, rs, p) }}
+	if err := runStages(ctx,
+		proofStage{&tm.Upload, func(c cuda.Ctx) error { return upload(c, p) }},
+		proofStage{&tm.Eval, func(c cuda.Ctx) error { return b.evalRows(c, rs, p) }}); err != nil {
 		return err
 	}
 	// b and c are free after the quotient: they take the gathered A and B scalars when
@@ -281,27 +281,27 @@ func (b *Backend) proveSteps(ctx cuda.Ctx, rs *residentShape, p *proofBufs, kb r
 		*out, err = b.msmG1On(c, bases, dst, n)
 		return err
 	}
-	msmH := msmStep{&tm.MSMH, func(c cuda.Ctx) (err error) { res.H, err = b.msmG1On(c, kb.h, p.a, rs.domain-1); return }}
-	msmL := msmStep{&tm.MSML, func(c cuda.Ctx) (err error) { res.L, err = b.msmG1On(c, kb.l, auxZ, rs.aux); return }}
-	msmA := msmStep{&tm.MSMA, func(c cuda.Ctx) error { return gatherMSM(c, rs.idxA, rs.nA, sA, kb.a, &res.A) }}
-	msmB1 := msmStep{&tm.MSMB1, func(c cuda.Ctx) error { return gatherMSM(c, rs.idxB, rs.nB, sB, kb.bg1, &res.B1) }}
-	msmB2 := msmStep{&tm.MSMB2, func(c cuda.Ctx) (err error) { res.B2, err = b.msmG2On(c, kb.bg2, sB, rs.nB); return }}
+	msmH := proofStage{&tm.MSMH, func(c cuda.Ctx) (err error) { res.H, err = b.msmG1On(c, kb.h, p.a, rs.domain-1); return }}
+	msmL := proofStage{&tm.MSML, func(c cuda.Ctx) (err error) { res.L, err = b.msmG1On(c, kb.l, auxZ, rs.aux); return }}
+	msmA := proofStage{&tm.MSMA, func(c cuda.Ctx) error { return gatherMSM(c, rs.idxA, rs.nA, sA, kb.a, &res.A) }}
+	msmB1 := proofStage{&tm.MSMB1, func(c cuda.Ctx) error { return gatherMSM(c, rs.idxB, rs.nB, sB, kb.bg1, &res.B1) }}
+	msmB2 := proofStage{&tm.MSMB2, func(c cuda.Ctx) (err error) { res.B2, err = b.msmG2On(c, kb.bg2, sB, rs.nB); return }}
 	side := b.sideOf(ctx)
 	stats := newDroppedRounds(b.lib, ctx, side)
 	defer stats.report(tm)
 	if side == 0 {
-		return runMSMSteps(ctx, quotient, msmH, msmL, msmA, msmB1, msmB2)
+		return runStages(ctx, quotient, msmH, msmL, msmA, msmB1, msmB2)
 	}
 	tm.SideStream = true
 	// The side stream: L at once, then, once the quotient has left b and c (sA, sB) to
 	// it, B1 (which gathers the B scalars that B2 reads), B2 and A; nil: stop after L.
 	// The MSMs write disjoint results and buffers and read only z, h and the key.
-	after := make(chan []msmStep, 1)
+	after := make(chan []proofStage, 1)
 	done := make(chan error, 1)
 	go func() {
-		err := runMSMSteps(side, msmL)
+		err := runStages(side, msmL)
 		if more := <-after; err == nil {
-			err = runMSMSteps(side, more...)
+			err = runStages(side, more...)
 		}
 		done <- err
 	}()
@@ -312,22 +312,22 @@ func (b *Backend) proveSteps(ctx cuda.Ctx, rs *residentShape, p *proofBufs, kb r
 		}
 		err = errors.Join(err, <-done)
 	}()
-	if err := runMSMSteps(ctx, quotient); err != nil {
+	if err := runStages(ctx, quotient); err != nil {
 		return err
 	}
-	after <- []msmStep{msmB1, msmB2, msmA}
+	after <- []proofStage{msmB1, msmB2, msmA}
 	sent = true
-	return runMSMSteps(ctx, msmH)
+	return runStages(ctx, msmH)
 }
 
-// msmStep is one MSM stage of a resident proof: f runs it on a context, d gets its time.
-type msmStep struct {
+// proofStage is one stage of a resident proof: f runs it on a context, d gets its time.
+type proofStage struct {
 	d *time.Duration
 	f func(c cuda.Ctx) error
 }
 
-// runMSMSteps runs steps in order on c and stops at the first error.
-func runMSMSteps(c cuda.Ctx, steps ...msmStep) error {
+// runStages runs steps in order on c and stops at the first error.
+func runStages(c cuda.Ctx, steps ...proofStage) error {
 	for _, st := range steps {
 		t := time.Now()
 		err := st.f(c)
