@@ -137,7 +137,7 @@ func (b *Backend) ReserveProofBuffers(s backend.ResidentShape) error {
 	if err != nil {
 		return err
 	}
-	return wrap("reserve proof buffers", b.onPool(rs, nil, func(cuda.Ctx, *proofBufs) error { return nil }))
+	return wrap("reserve proof buffers", b.onPool(rs, nil, func(cuda.Ctx, *proofBufs, bool) error { return nil }))
 }
 
 // PooledBytes is the device memory the proof pools of all loaded shapes hold now. It

@@ -77,15 +77,16 @@ func newPoolCircuit(t *testing.T, b *Backend, c r1cstest.Random) *poolCircuit {
 
 // prove proves on the device (plain or bit-packed upload) and checks the bytes against
 // the CPU backend's proof.
-func (pc *poolCircuit) prove(t *testing.T, packed bool) {
+func (pc *poolCircuit) prove(t *testing.T, packed bool) groth16.DeviceTimings {
 	t.Helper()
 	var got groth16.Proof
+	var tm groth16.DeviceTimings
 	var err error
 	if packed {
 		pa := backend.PackAux(pc.w.Aux)
-		got, _, err = pc.rc.ProvePacked(pc.w.Inputs, &pa, &pc.rs)
+		got, tm, err = pc.rc.ProvePacked(pc.w.Inputs, &pa, &pc.rs)
 	} else {
-		got, _, err = pc.rc.Prove(pc.w.Inputs, pc.w.Aux, &pc.rs)
+		got, tm, err = pc.rc.Prove(pc.w.Inputs, pc.w.Aux, &pc.rs)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -93,6 +94,7 @@ func (pc *poolCircuit) prove(t *testing.T, packed bool) {
 	if got.Bytes() != pc.want {
 		t.Fatalf("device proof (packed %v) differs from the CPU backend's for the same (r, s)", packed)
 	}
+	return tm
 }
 
 func (b *Backend) loadedShapes() []*residentShape {
@@ -224,14 +226,16 @@ func outOfMemory() error {
 }
 
 // TestProofTrimsPoolsOnOutOfMemory: when an allocation of a proof fails for lack of
-// device memory, the backend frees the other shapes' idle pools and retries once: the
-// proof then succeeds and equals the CPU's. When memory stays short the proof fails with
+// device memory, the backend frees the other shapes' idle pools and retries once, on one
+// stream (no side stream): the proof then succeeds and equals the CPU's. When memory stays short the proof fails with
 // the library's out-of-memory status after exactly one retry. TrimIdle frees every pool.
 func TestProofTrimsPoolsOnOutOfMemory(t *testing.T) {
 	b := testBackend(t)
 	first := newPoolCircuit(t, b, r1cstest.Random{Seed: 53, Constraints: 200, Inputs: 2})
 	second := newPoolCircuit(t, b, r1cstest.Random{Seed: 54, Constraints: 150, Inputs: 4, Unused: 3})
-	first.prove(t, false)
+	if !first.prove(t, false).SideStream {
+		t.Error("a proof with memory to spare did not use the side stream")
+	}
 	if first.dev.poolBytes.Load() == 0 {
 		t.Fatal("first shape holds no pool after its proof")
 	}
@@ -244,7 +248,9 @@ func TestProofTrimsPoolsOnOutOfMemory(t *testing.T) {
 		}
 		return nil
 	}
-	second.prove(t, true)
+	if second.prove(t, true).SideStream {
+		t.Error("the retry after running out of memory used the side stream, want one stream")
+	}
 	if first.dev.poolBytes.Load() != 0 {
 		t.Error("the idle pool of the other shape survived the out-of-memory retry")
 	}

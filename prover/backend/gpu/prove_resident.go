@@ -83,14 +83,14 @@ func (b *Backend) withProof(s backend.ResidentShape, inputs, aux []fr.Element, f
 	if err := checkAssignment(rs, inputs, aux); err != nil {
 		return err
 	}
-	return b.onPool(rs, nil, func(ctx cuda.Ctx, p *proofBufs) error { return f(ctx, rs, p) })
+	return b.onPool(rs, nil, func(ctx cuda.Ctx, p *proofBufs, _ bool) error { return f(ctx, rs, p) })
 }
 
 // onPool runs f on a proof stream (streams.go) with a set of the shape's pooled proof
 // buffers, and once more after a trim if the device ran out of memory (f rewrites
-// everything it reads). tm, when set, receives the wait for the stream and the time
-// spent checking out buffers.
-func (b *Backend) onPool(rs *residentShape, tm *backend.ResidentTimings, f func(ctx cuda.Ctx, p *proofBufs) error) error {
+// everything it reads; retry tells it which run it is). tm, when set, receives the wait
+// for the stream and the time spent checking out buffers.
+func (b *Backend) onPool(rs *residentShape, tm *backend.ResidentTimings, f func(ctx cuda.Ctx, p *proofBufs, retry bool) error) error {
 	called := time.Now()
 	return b.onStream(func(ctx cuda.Ctx) error {
 		if tm != nil {
@@ -102,7 +102,9 @@ func (b *Backend) onPool(rs *residentShape, tm *backend.ResidentTimings, f func(
 		if b.hooks.proofHeld != nil {
 			b.hooks.proofHeld()
 		}
+		runs := 0
 		return b.retryOnOOM(ctx, rs, func() error {
+			runs++
 			t := time.Now()
 			p, err := b.checkout(ctx, rs)
 			if tm != nil {
@@ -112,7 +114,7 @@ func (b *Backend) onPool(rs *residentShape, tm *backend.ResidentTimings, f func(
 				return err
 			}
 			defer b.checkin(rs, p)
-			return f(ctx, p)
+			return f(ctx, p, runs > 1)
 		})
 	})
 }
@@ -239,8 +241,10 @@ func (b *Backend) proveResident(rs *residentShape, k backend.ResidentKey, upload
 		return res, err
 	}
 	start := time.Now()
-	err = b.onPool(rs, &res.Timings, func(ctx cuda.Ctx, p *proofBufs) error {
-		return b.proveSteps(ctx, rs, p, kb, upload, &res)
+	err = b.onPool(rs, &res.Timings, func(ctx cuda.Ctx, p *proofBufs, retry bool) error {
+		// The retry after running out of device memory keeps to one stream: the side
+		// stream's MSM scratch beside the H MSM's may be what the device lacked.
+		return b.proveSteps(ctx, rs, p, kb, upload, &res, !retry)
 	})
 	res.Timings.Total = time.Since(start)
 	return res, wrap("ProveResident", err)
@@ -249,11 +253,12 @@ func (b *Backend) proveResident(rs *residentShape, k backend.ResidentKey, upload
 // proveSteps runs the stages of one proof on the held context: upload z; A·z, B·z, C·z;
 // h; the H and L MSMs on h and the aux part of z in place; the A and B MSMs on scalars
 // gathered from z by the density index lists. Each MSM separates zero and one scalars
-// itself (msm.cuh). With Config.SerialMSMs the stages run in order on the one stream; by
-// default the proof stream's side context runs the L MSM beside the quotient (it reads
-// only z), then the A, B1 and B2 MSMs beside the H MSM.
-func (b *Backend) proveSteps(ctx cuda.Ctx, rs *residentShape, p *proofBufs, kb residentBases, upload func(ctx cuda.Ctx, p *proofBufs) error, res *backend.ResidentResults) (err error) {
+// itself (msm.cuh). With Config.SerialMSMs, or without sideOK, the stages run in order on
+// the one stream; by default the proof stream's side context runs the L MSM beside the
+// quotient (it reads only z), then the A, B1 and B2 MSMs beside the H MSM.
+func (b *Backend) proveSteps(ctx cuda.Ctx, rs *residentShape, p *proofBufs, kb residentBases, upload func(ctx cuda.Ctx, p *proofBufs) error, res *backend.ResidentResults, sideOK bool) (err error) {
 	tm := &res.Timings
+	tm.SideStream = false
 	quotient := proofStage{&tm.Quotient, func(c cuda.Ctx) error { return b.quotient(c, rs, p) }}
 	if err := runStages(ctx,
 		proofStage{&tm.Upload, func(c cuda.Ctx) error { return upload(c, p) }},
@@ -287,6 +292,9 @@ func (b *Backend) proveSteps(ctx cuda.Ctx, rs *residentShape, p *proofBufs, kb r
 	msmB1 := proofStage{&tm.MSMB1, func(c cuda.Ctx) error { return gatherMSM(c, rs.idxB, rs.nB, sB, kb.bg1, &res.B1) }}
 	msmB2 := proofStage{&tm.MSMB2, func(c cuda.Ctx) (err error) { res.B2, err = b.msmG2On(c, kb.bg2, sB, rs.nB); return }}
 	side := b.sideOf(ctx)
+	if !sideOK {
+		side = 0
+	}
 	stats := newDroppedRounds(b.lib, ctx, side)
 	defer stats.report(tm)
 	if side == 0 {
