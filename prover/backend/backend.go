@@ -92,8 +92,8 @@ type ResidentTimings struct {
 	Wait, Buffers                                                 time.Duration
 	Upload, Eval, Quotient, MSMH, MSML, MSMA, MSMB1, MSMB2, Total time.Duration
 	// SideStream: the L MSM ran on a second stream from the end of Eval, beside the
-	// quotient, and the A, B1 and B2 MSMs (in that order: B1, B2, A) after it from the
-	// end of the quotient, beside the H MSM; their times overlap the others'.
+	// quotient, then B1, B2 and A in that order, once L and the quotient were both done,
+	// beside the H MSM; their times overlap the others'.
 	SideStream bool
 	// MSMRoundsDropped counts this proof's MSMs that ran without their faster
 	// batch-affine accumulation because its scratch did not fit the device (same result,

@@ -221,7 +221,8 @@ func (p *Pipeline) proveResident(worker string, dk *deviceKey, batch []*partitio
 // traceResident lays the device's stages out on the worker's track inside the proof's
 // span: the stages of one stream follow each other from the start of the proof, and
 // the host-side blinding comes last. A side stream's stages (SideStream) go on their own
-// track, "<worker> side", from where they started.
+// track, "<worker> side": L from the end of A·z, then B1, B2 and A once both L and the
+// quotient are done.
 func (p *Pipeline) traceResident(worker string, part *partition) {
 	tm := &part.t.Resident
 	type stage struct {
@@ -238,19 +239,25 @@ func (p *Pipeline) traceResident(worker string, part *partition) {
 		return at
 	}
 	start := part.t.ProveStart
-	front := []stage{{"upload", tm.Upload}, {"A·z B·z C·z", tm.Eval}}
-	small := []stage{{"msm L", tm.MSML}, {"msm A", tm.MSMA}, {"msm B1", tm.MSMB1}, {"msm B2 (G2)", tm.MSMB2}}
+	quotientEnd := track(worker, start, stage{"upload", tm.Upload}, stage{"A·z B·z C·z", tm.Eval}, stage{"quotient", tm.Quotient})
+	l, a, b1, b2 := stage{"msm L", tm.MSML}, stage{"msm A", tm.MSMA}, stage{"msm B1", tm.MSMB1}, stage{"msm B2 (G2)", tm.MSMB2}
+	h := stage{"msm H", tm.MSMH}
 	if !tm.SideStream {
-		at := track(worker, start, append(append(front, stage{"quotient", tm.Quotient}, stage{"msm H", tm.MSMH}), small...)...)
-		track(worker, at, stage{"assemble", tm.Assemble})
+		track(worker, track(worker, quotientEnd, h, l, a, b1, b2), stage{"assemble", tm.Assemble})
 		return
 	}
-	evalEnd := track(worker, start, front...)
-	quotientEnd := track(worker, evalEnd, stage{"quotient", tm.Quotient})
-	at := track(worker, quotientEnd, stage{"msm H", tm.MSMH})
-	track(worker+" side", evalEnd, small[0])
-	track(worker+" side", quotientEnd, stage{"msm B1", tm.MSMB1}, stage{"msm B2 (G2)", tm.MSMB2}, stage{"msm A", tm.MSMA})
-	track(worker, at, stage{"assemble", tm.Assemble})
+	side := worker + " side"
+	lEnd := track(side, start.Add(tm.Upload+tm.Eval), l)
+	track(side, later(lEnd, quotientEnd), b1, b2, a)
+	track(worker, track(worker, quotientEnd, h), stage{"assemble", tm.Assemble})
+}
+
+// later is the later of two instants.
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // taskCount resolves a configured parallelism (≤ 0: one task per CPU).

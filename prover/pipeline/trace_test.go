@@ -35,8 +35,8 @@ func residentSpans(t *testing.T, tm backend.ResidentTimings) map[string]traceSpa
 
 // TestTraceResidentTracks: one stream draws every stage one after the other on the
 // worker's track; with a side stream, L starts on "<worker> side" when A·z ends, B1, B2
-// and A follow there from the end of the quotient, and H and assembly stay on the
-// worker's track.
+// and A follow there once L and the quotient are both done, and H and assembly stay on
+// the worker's track.
 func TestTraceResidentTracks(t *testing.T) {
 	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 	tm := backend.ResidentTimings{Upload: ms(1), Eval: ms(2), Quotient: ms(10), MSMH: ms(30),
@@ -50,10 +50,14 @@ func TestTraceResidentTracks(t *testing.T) {
 	tm.SideStream = true
 	want = map[string]traceSpan{
 		"upload": {"w0", 0, 1}, "A·z B·z C·z": {"w0", 1, 3}, "quotient": {"w0", 3, 13}, "msm H": {"w0", 13, 43},
-		"msm L": {"w0 side", 3, 15}, "msm B1": {"w0 side", 13, 17}, "msm B2 (G2)": {"w0 side", 17, 22},
-		"msm A": {"w0 side", 22, 25}, "assemble": {"w0", 43, 44},
+		"msm L": {"w0 side", 3, 15}, "msm B1": {"w0 side", 15, 19}, "msm B2 (G2)": {"w0 side", 19, 24},
+		"msm A": {"w0 side", 24, 27}, "assemble": {"w0", 43, 44},
 	}
-	expectSpans(t, "side stream", residentSpans(t, tm), want)
+	expectSpans(t, "side stream, L past the quotient", residentSpans(t, tm), want)
+	tm.MSML = ms(6) // L ends before the quotient: B1 waits for the quotient
+	want["msm L"], want["msm B1"], want["msm B2 (G2)"], want["msm A"] =
+		traceSpan{"w0 side", 3, 9}, traceSpan{"w0 side", 13, 17}, traceSpan{"w0 side", 17, 22}, traceSpan{"w0 side", 22, 25}
+	expectSpans(t, "side stream, L within the quotient", residentSpans(t, tm), want)
 }
 
 func expectSpans(t *testing.T, label string, got, want map[string]traceSpan) {
