@@ -1,9 +1,10 @@
-// mulprobe: does the radix-2^29 product (mul29.cuh, 64-bit multiply-adds, no carry flag)
-// beat field.cuh's CIOS product (PTX carry chains) on this GPU? Prints, for Fr and Fp:
-// products per second with four independent chains per thread, raw (staying in radix
-// 2^29) and as a drop-in (converting one operand from 32-bit limbs, back, and reducing),
-// and the raw throughput of 32-bit IMAD and 64-bit IMAD.WIDE.U32. Checks mul29 against
-// the CIOS product on random and edge inputs first and exits 1 on any mismatch.
+// mulprobe: do the FP64 product (dpf.cuh: limb products on the double-precision pipe) or
+// the radix-2^29 product (mul29.cuh: 64-bit multiply-adds, no carry flag) beat
+// field.cuh's CIOS product (PTX carry chains) on this GPU? Prints, for Fr and Fp:
+// products per second with four independent chains per thread, raw (staying in their
+// radix) and as a drop-in (converting one operand from 32-bit limbs and back), and the
+// raw throughput of 32-bit IMAD and 64-bit IMAD.WIDE.U32. Checks both against the CIOS
+// product on random and edge inputs first and exits 1 on any mismatch.
 // Build and run on a GPU host: sh cuda/probe/run.sh
 #include <cuda_runtime.h>
 
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "../bls12_381.cuh"
+#include "../dpf.cuh"
 #include "mul29.cuh"
 
 using namespace snarkpipe;
@@ -125,6 +127,104 @@ __global__ void k_dropin(const F* x, const F* y, F* out, int iters) {
     a3 = mul_dropin(a3, b);
   }
   out[i] = a0 + a1 + a2 + a3;
+}
+
+// The FP64 product (dpf.cuh): DPF<F> names its modulus and the pre-scaling 2^(52NL − 32N).
+template <class F>
+struct DPF;
+template <>
+struct DPF<Fr> {
+  using P = dpf::FrModulus;
+  static constexpr int kShift = 52 * 5 - 32 * 8;  // 4
+};
+template <>
+struct DPF<Fp> {
+  using P = dpf::FpModulus;
+  static constexpr int kShift = 52 * 8 - 32 * 12;  // 32
+};
+
+template <class F>
+__device__ __noinline__ void dpf_call(const double (&a)[DPF<F>::P::NL], const double (&b)[DPF<F>::P::NL],
+                                      uint64_t (&r)[DPF<F>::P::NL]) {
+  dpf::mont<typename DPF<F>::P>(a, b, r);
+}
+
+// dpf_dropin: x (32-bit limbs, < 2p) times b52 (pre-scaled, 52-bit limbs), in 32-bit limbs, < 2p.
+template <class F>
+__device__ __forceinline__ F dpf_dropin(const F& x, const double (&b52)[DPF<F>::P::NL]) {
+  constexpr int NL = DPF<F>::P::NL;
+  double a[NL];
+  uint64_t r[NL];
+  dpf::to52<F::N, NL>(x.v, a);
+  dpf::mont<typename DPF<F>::P>(a, b52, r);
+  F out;
+  dpf::from52<NL, F::N>(r, out.v);
+  return out;
+}
+
+// check_dpf: x·y by dpf_dropin (y·2^kShift, reduced below p) equals x·y (CIOS).
+template <class F>
+__global__ void k_check_dpf(const F* x, const F* y, uint32_t n, uint32_t* bad) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const F want = x[i] * y[i];
+  F ys = y[i];
+  for (int k = 0; k < DPF<F>::kShift; k++) ys = ys + ys;
+  double b[DPF<F>::P::NL];
+  dpf::to52<F::N, DPF<F>::P::NL>(ys.v, b);
+  const F got = F::reduce_once(dpf_dropin(x[i], b), 0);
+  if (got != want) atomicAdd(bad, 1u);
+}
+
+// k_dpf: four independent product chains kept in radix 2^52 (the result's integer limbs
+// turned back into doubles each time); CALL: out of line.
+template <class F, bool CALL>
+__global__ void k_dpf(const F* x, const F* y, F* out, int iters) {
+  constexpr int NL = DPF<F>::P::NL;
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  double a[4][NL], b[NL];
+#pragma unroll
+  for (int j = 0; j < 4; j++) dpf::to52<F::N, NL>(x[4 * i + j].v, a[j]);
+  dpf::to52<F::N, NL>(y[i].v, b);
+  for (int k = 0; k < iters; k++) {
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+      uint64_t r[NL];
+      if (CALL)
+        dpf_call<F>(a[j], b, r);
+      else
+        dpf::mont<typename DPF<F>::P>(a[j], b, r);
+#pragma unroll
+      for (int l = 0; l < NL; l++) a[j][l] = dpf::to_double(r[l]);
+    }
+  }
+  F s = F::zero();
+#pragma unroll
+  for (int j = 0; j < 4; j++) {
+    uint64_t r[NL];
+#pragma unroll
+    for (int l = 0; l < NL; l++) r[l] = uint64_t(a[j][l]);
+    F v;
+    dpf::from52<NL, F::N>(r, v.v);
+    s = s + F::reduce_once(v, 0);
+  }
+  out[i] = s;
+}
+
+template <class F>
+__global__ void k_dpf_dropin(const F* x, const F* y, F* out, int iters) {
+  constexpr int NL = DPF<F>::P::NL;
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  F a0 = x[4 * i], a1 = x[4 * i + 1], a2 = x[4 * i + 2], a3 = x[4 * i + 3];
+  double b[NL];
+  dpf::to52<F::N, NL>(y[i].v, b);
+  for (int k = 0; k < iters; k++) {
+    a0 = dpf_dropin(a0, b);
+    a1 = dpf_dropin(a1, b);
+    a2 = dpf_dropin(a2, b);
+    a3 = dpf_dropin(a3, b);
+  }
+  out[i] = F::reduce_once(a0, 0) + F::reduce_once(a1, 0) + F::reduce_once(a2, 0) + F::reduce_once(a3, 0);
 }
 
 // Raw multiply-add throughput: 8 independent accumulators per thread.
@@ -240,6 +340,12 @@ int probe(const char* name, const uint32_t* mod32, int sms) {
   CK(cudaMemcpy(&nbad, bad, 4, cudaMemcpyDeviceToHost));
   printf("%s: mul29 vs CIOS on %zu products: %u mismatches\n", name, 4 * nthreads, nbad);
   if (nbad) return 1;
+  CK(cudaMemset(bad, 0, 4));
+  k_check_dpf<F><<<unsigned((4 * nthreads + 255) / 256), 256>>>(x, y4, uint32_t(4 * nthreads), bad);
+  CK(cudaGetLastError());
+  CK(cudaMemcpy(&nbad, bad, 4, cudaMemcpyDeviceToHost));
+  printf("%s: FP64 product vs CIOS on %zu products: %u mismatches\n", name, 4 * nthreads, nbad);
+  if (nbad) return 1;
   const int iters = 512;
   const double muls = double(nthreads) * 4 * iters;
   const unsigned blocks = unsigned(nthreads / 256);
@@ -251,6 +357,9 @@ int probe(const char* name, const uint32_t* mod32, int sms) {
   row("mul29 inline, radix 2^29 kept", time_ms([&] { k_m29<F, false><<<blocks, 256>>>(x, y, out, iters); }));
   row("mul29 out of line, radix 2^29 kept", time_ms([&] { k_m29<F, true><<<blocks, 256>>>(x, y, out, iters); }));
   row("mul29 drop-in (convert + reduce)", time_ms([&] { k_dropin<F><<<blocks, 256>>>(x, y, out, iters); }));
+  row("FP64 inline, radix 2^52 kept", time_ms([&] { k_dpf<F, false><<<blocks, 256>>>(x, y, out, iters); }));
+  row("FP64 out of line, radix 2^52 kept", time_ms([&] { k_dpf<F, true><<<blocks, 256>>>(x, y, out, iters); }));
+  row("FP64 drop-in (32-bit limbs, < 2p)", time_ms([&] { k_dpf_dropin<F><<<blocks, 256>>>(x, y, out, iters); }));
   CK(cudaGetLastError());
   CK(cudaFree(x));
   CK(cudaFree(y));

@@ -10,14 +10,14 @@ nvcc -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -Xptxas -v -o "$out/mulp
 grep -E "registers|spill" "$out/ptxas.log" | sed 's/ptxas info *: //' | cut -c1-160 >"$out/resources.txt" || true
 "$out/mulprobe"
 cuobjdump -sass "$out/mulprobe" >"$out/sass.txt"
-# Instruction mix of each out-of-line product (mul_call, mul29_call): opcode counts.
+# Instruction mix of each out-of-line product (mul_call, mul29_call, dpf_call): opcode counts.
 python3 - "$out/sass.txt" <<'PY'
 import re, sys, collections
 fn, mix = None, collections.OrderedDict()
 for line in open(sys.argv[1]):
     m = re.match(r'\s*Function : (\S+)', line)
     if m:
-        fn = m.group(1) if ('mul_call' in m.group(1) or 'mul29_call' in m.group(1)) else None
+        fn = m.group(1) if any(k in m.group(1) for k in ('mul_call', 'mul29_call', 'dpf_call')) else None
         if fn: mix[fn] = collections.Counter()
         continue
     if fn:

@@ -1,0 +1,168 @@
+// Experimental Montgomery product on the FP64 pipe (issue 7's question: can double-precision
+// fused multiply-adds do the limb products of an Fr/Fp product faster than the integer
+// carry chains of field.cuh, which keep the ALU pipe busy while the FP64 pipe idles?).
+//
+// Values are NL limbs of 52 bits, each held as an exact integer-valued double. One limb
+// product a·b < 2^104 is split exactly with three FP64 operations:
+//   hi = fma_rd(a, b, 2^104)           2^104 + h·2^52, h = floor(a·b / 2^52)
+//   s  = (2^104 + 2^52) − hi           (1 − h)·2^52, exact
+//   lo = fma_rn(a, b, s)               2^52 + (a·b − h·2^52), in [2^52, 2^53): exact
+// and the bit patterns of hi and lo are then integers: bits(hi) = kHiBits + h and
+// bits(lo) = kLoBits + l. Column sums add these patterns in 64-bit integers and subtract the
+// known multiple of the two constants once per column (wrapping is harmless: the true
+// sum stays far below 2^64). The reduction digit m = t·(−p⁻¹) mod 2^52 is one 64-bit
+// integer product. Product scanning as in mul29.cuh.
+//
+// mont(a, b) = a·b·2^(−52·NL) mod p, below 2p for a, b < 2p when 4p < 2^(52·NL) (Fr: NL = 5,
+// 260 bits; Fp: NL = 8, 416 bits). This is not field.cuh's Montgomery form (R = 2^(32N)):
+// mont(x·R, y·2^(52NL)) = x·y·R, so a caller keeps one operand pre-scaled by 2^(52NL − 32N)
+// (Fr: 2^4, Fp: 2^32). The NTT butterflies use it for Fr (ntt.cuh); cuda/probe measures it.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+namespace snarkpipe {
+namespace dpf {
+
+constexpr uint64_t kMask = (uint64_t(1) << 52) - 1;
+constexpr uint64_t kHiBits = 0x4670000000000000ull;  // bits of 2^104
+constexpr uint64_t kLoBits = 0x4330000000000000ull;  // bits of 2^52
+constexpr double kTwo52 = 4503599627370496.0;        // 2^52
+constexpr double kTwo104 = kTwo52 * kTwo52;
+
+__host__ __device__ __forceinline__ uint64_t bits(double x) {
+#ifdef __CUDA_ARCH__
+  return uint64_t(__double_as_longlong(x));
+#else
+  uint64_t u;
+  std::memcpy(&u, &x, 8);
+  return u;
+#endif
+}
+__host__ __device__ __forceinline__ double from_bits(uint64_t u) {
+#ifdef __CUDA_ARCH__
+  return __longlong_as_double((long long)u);
+#else
+  double x;
+  std::memcpy(&x, &u, 8);
+  return x;
+#endif
+}
+
+// to_double: an integer below 2^52 as an exact double (one OR, one subtraction).
+__host__ __device__ __forceinline__ double to_double(uint64_t v) { return from_bits(v | kLoBits) - kTwo52; }
+
+// split adds bits(hi) and bits(lo) of a·b (see the file comment) to hi_acc and lo_acc.
+// The host version computes the same patterns with 128-bit integers (host emulation and
+// tests; SplitByFma checks the FP64 identity itself on the host).
+__host__ __device__ __forceinline__ void split(double a, double b, uint64_t& lo_acc, uint64_t& hi_acc) {
+#ifdef __CUDA_ARCH__
+  const double hi = __fma_rd(a, b, kTwo104);
+  const double s = __dsub_rn(kTwo104 + kTwo52, hi);
+  const double lo = __fma_rn(a, b, s);
+  hi_acc += bits(hi);
+  lo_acc += bits(lo);
+#else
+  const unsigned __int128 p = (unsigned __int128)uint64_t(a) * uint64_t(b);
+  hi_acc += kHiBits + uint64_t(p >> 52);
+  lo_acc += kLoBits + (uint64_t(p) & kMask);
+#endif
+}
+
+// Modulus: P::NL limbs P::p[i] (< 2^52, as doubles) and P::pinv = −p⁻¹ mod 2^52.
+struct FrModulus {
+  static constexpr int NL = 5;
+  static constexpr uint64_t pinv = 0xffffeffffffffull;
+  static __host__ __device__ __forceinline__ double p(int i) {
+    return i == 0   ? double(0xfffff00000001ull)
+           : i == 1 ? double(0x2fffe5bfefffull)
+           : i == 2 ? double(0x9a1d80553bda4ull)
+           : i == 3 ? double(0x7d483339d8080ull)
+                    : double(0x73eda753299dull);
+  }
+};
+struct FpModulus {
+  static constexpr int NL = 8;
+  static constexpr uint64_t pinv = 0x3fffcfffcfffdull;
+  static __host__ __device__ __forceinline__ double p(int i) {
+    return i == 0   ? double(0xeffffffffaaabull)
+           : i == 1 ? double(0xfeb153ffffb9full)
+           : i == 2 ? double(0x6b0f6241eabffull)
+           : i == 3 ? double(0x12bf6730d2a0full)
+           : i == 4 ? double(0x764774b84f385ull)
+           : i == 5 ? double(0x1ba7b6434bacdull)
+           : i == 6 ? double(0x1ea397fe69a4bull)
+                    : double(0x1a011ull);
+  }
+};
+
+// mont: r = a·b·2^(−52·NL) mod p, limbs below 2^52 (the last one smaller), value < 2p.
+template <class P>
+__host__ __device__ __forceinline__ void mont(const double (&a)[P::NL], const double (&b)[P::NL],
+                                              uint64_t (&r)[P::NL]) {
+  constexpr int NL = P::NL;
+  double m[NL];
+  uint64_t acc = 0, nxt = 0;  // raw pattern sums of this column and of the next
+  int nlo = 0, nhi = 0, nnext = 0;  // patterns in acc (lo, hi) and in nxt: compile-time after unrolling
+#pragma unroll
+  for (int k = 0; k < 2 * NL - 1; k++) {
+    const int i0 = k < NL ? 0 : k - NL + 1;
+#pragma unroll
+    for (int i = i0; i <= k && i < NL; i++) {
+      split(a[i], b[k - i], acc, nxt);
+      nlo++, nnext++;
+    }
+#pragma unroll
+    for (int i = i0; i < k && i < NL; i++) {
+      split(m[i], P::p(k - i), acc, nxt);
+      nlo++, nnext++;
+    }
+    uint64_t t = acc - uint64_t(nlo) * kLoBits - uint64_t(nhi) * kHiBits;
+    if (k < NL) {
+      const uint64_t mk = ((t & kMask) * P::pinv) & kMask;
+      m[k] = to_double(mk);
+      uint64_t lo = 0;
+      split(m[k], P::p(0), lo, nxt);
+      nnext++;
+      t += lo - kLoBits;  // now a multiple of 2^52
+    } else {
+      r[k - NL] = t & kMask;
+    }
+    acc = nxt + (t >> 52);
+    nxt = 0;
+    nlo = 0;
+    nhi = nnext;
+    nnext = 0;
+  }
+  r[NL - 1] = acc - uint64_t(nhi) * kHiBits;
+}
+
+// to52 splits NW 32-bit words (value < 2^(32·NW) <= 2^(52·NL)) into NL doubles of 52 bits.
+template <int NW, int NL>
+__host__ __device__ __forceinline__ void to52(const uint32_t (&w)[NW], double (&l)[NL]) {
+#pragma unroll
+  for (int i = 0; i < NL; i++) {
+    const int q = (52 * i) / 32, s = (52 * i) % 32;
+    uint64_t v = 0;
+    if (q < NW) v = uint64_t(w[q]) >> s;
+    if (q + 1 < NW) v |= uint64_t(w[q + 1]) << (32 - s);
+    if (s > 12 && q + 2 < NW) v |= uint64_t(w[q + 2]) << (64 - s);
+    l[i] = to_double(v & kMask);
+  }
+}
+
+// from52 packs NL limbs below 2^52 (value below 2^(32·NW)) into NW 32-bit words.
+template <int NL, int NW>
+__host__ __device__ __forceinline__ void from52(const uint64_t (&l)[NL], uint32_t (&w)[NW]) {
+#pragma unroll
+  for (int j = 0; j < NW; j++) {
+    const int i = (32 * j) / 52, s = (32 * j) % 52;
+    uint64_t v = l[i] >> s;
+    if (s > 20 && i + 1 < NL) v |= l[i + 1] << (52 - s);
+    w[j] = uint32_t(v);
+  }
+}
+
+}  // namespace dpf
+}  // namespace snarkpipe
