@@ -2,128 +2,296 @@
 //
 // A transform is split into P passes of t <= 10 radix-2 stages each (2^27 = 9+9+9). A
 // pass transforms groups of 2^t elements at stride S (several adjacent groups per block
-// so global accesses are coalesced) with roots of order 2^t, and applies the inter-pass
-// twiddle ω_N^(g·bitrev_t(e)) (N = S·2^t, g the group, e the position in the group):
-// after the butterflies for decimation in frequency (natural in, bit-reversed out), before
-// them for decimation in time (the transpose: bit-reversed in, natural out, passes in
-// reverse order). The pass kernel is ntt_pass_radix8 (ntt_radix.cuh: stages in registers);
-// ntt_pass below, one butterfly per thread per stage in shared memory, is the legacy one.
+// so global accesses are coalesced; in the pass of stride 1, several adjacent runs) with
+// roots of order 2^t, and applies the inter-pass twiddle ω_N^(g·bitrev_t(e)) (N = S·2^t,
+// g the group, e the position in the group): after the butterflies for decimation in
+// frequency (natural in, bit-reversed out), before them for decimation in time (the
+// transpose: bit-reversed in, natural out, passes in reverse order). The pass kernel is
+// ntt_pass below, one butterfly per thread per stage in shared memory, its products on
+// the FP64 pipe (NttTw, dpf.cuh); ntt_pass_radix8 (ntt_radix.cuh: stages in registers,
+// the integer product) measured slower and is opt-in.
 // Twiddles are computed on the device per call: the stage twiddles of every pass from one
 // table of powers of ω_{2^t} (NttStageTable); the inter-pass twiddles from a direct table
 // where the pass's exponents span at most 2^18 values (the middle pass of 2^27: one load
 // instead of a product, NttDirectTwiddles), else from two tables (low and high halves of
-// the exponent): ω^x = lo[x mod 2^l] · hi[x >> l] (pow_tables.cuh). The ncu profile in
-// docs/BENCHMARKS.md counts 870 instructions per element for the two-table twiddle.
+// the exponent): ω^x = lo[x mod 2^l] · hi[x >> l] (pow_tables.cuh, NttTwPow).
 #pragma once
 
+#include <type_traits>
+
 #include "bls12_381.cuh"
+#include "dpf.cuh"
 #include "ntt_radix.cuh"
 #include "pow_tables.cuh"
 #include "runtime.cuh"
 
 namespace snarkpipe {
 
-// NttLegacyTwiddles: where ntt_pass reads its twiddles. Wg[m] = ω_{2^w_log}^m for
+// NttTw: a twiddle as ntt_pass multiplies by it. By default its products run on the FP64
+// pipe (dpf.cuh: 52-bit limbs, the limb products split exactly by fused multiply-adds),
+// which measured 1.39× the integer CIOS product of field.cuh for Fr on the H200
+// (cuda/probe, docs/BENCHMARKS.md "FP64 products in the NTT"): the twiddle is then kept in radix 2^52
+// and pre-scaled by 2^4, so that dpf::mont(x·R, w·2^260) = x·w·R stays in field.cuh's
+// Montgomery form (R = 2^256). -DSP_NTT_CIOS builds the integer product (comparisons).
+struct alignas(8) Fr52 {
+  double l[5];
+};
+#ifdef SP_NTT_CIOS
+using NttTw = Fr;
+inline const Fr* ntt_tw_scale() { return nullptr; }  // twiddle tables unscaled
+__device__ __forceinline__ NttTw ntt_tw(const Fr& w) { return w; }
+#else
+using NttTw = Fr52;
+// ntt_tw_scale: 2^4 in Montgomery form (16·R mod r), folded into every twiddle table.
+inline const Fr* ntt_tw_scale() {
+  static const Fr k = {{0xffffffdd, 0x00000022, 0x00396c23, 0x8d129397, 0xaedf7745, 0xff1776e6, 0x4f77df20,
+                        0x26821fa1}};
+  return &k;
+}
+// ntt_tw: a pre-scaled twiddle (w·2^260 mod r in 32-bit limbs) in radix 2^52.
+__device__ __forceinline__ NttTw ntt_tw(const Fr& w) {
+  Fr52 t;
+  dpf::to52<8, 5>(w.v, t.l);
+  return t;
+}
+#endif
+__device__ __forceinline__ NttTw load_tw(const NttTw* p) {
+#ifdef SP_NTT_CIOS
+  return load16(p);
+#else
+  return *p;
+#endif
+}
+
+// ntt_mul_tw: w·x below 2r for any x < 2^256 (CIOS: field.cuh; FP64: w·x·2^-260 + r < r/16 + r).
+__device__ __forceinline__ Fr ntt_mul_tw(const NttTw& w, const Fr& x) {
+#ifdef SP_NTT_CIOS
+  return Fr::mul_lazy(w, x);
+#else
+  double a[5];
+  uint64_t r[5];
+  dpf::to52<8, 5>(x.v, a);
+  dpf::mont<dpf::FrModulus>(a, w.l, r);
+  Fr out;
+  dpf::from52<5, 8>(r, out.v);
+  return out;
+#endif
+}
+
+// ntt_tw_table: out[i] = ntt_tw(in[i]), or ntt_tw(16·in[i]) (times16: the scale of
+// ntt_tw_scale, for a table built without it).
+static __global__ void ntt_tw_table(NttTw* __restrict__ out, const Fr* __restrict__ in, uint32_t count,
+                                    bool times16 = false) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= count) return;
+  Fr v = load16(in + i);
+  if (times16)
+    for (int k = 0; k < 4; k++) v = v + v;
+  out[i] = ntt_tw(v);
+}
+
+// NttTwPow: inter-pass twiddles without a direct table, ω^x = lo[x mod 2^l]·hi[x >> l]
+// (pow_tables.cuh) with both tables and the product in NttTw form: for the FP64 product,
+// mont(a·2^260, b·2^260) = ab·2^260, the pre-scaled form again.
+struct NttTwPow {
+  const NttTw* lo;
+  const NttTw* hi;
+  int l_lo;
+  __device__ __forceinline__ NttTw at(uint64_t x) const {
+    const NttTw a = load_tw(lo + (x & ((1u << l_lo) - 1))), b = load_tw(hi + (x >> l_lo));
+#ifdef SP_NTT_CIOS
+    return a * b;
+#else
+    uint64_t r[5];
+    dpf::mont<dpf::FrModulus>(a.l, b.l, r);
+    Fr52 w;
+#pragma unroll
+    for (int i = 0; i < 5; i++) w.l[i] = dpf::to_double(r[i]);
+    return w;
+#endif
+  }
+};
+
+// NttTwPowBuf owns NttTwPow's tables, converted from the pow tables t of powers below
+// 2^lg_n; lo_scaled: t's low table already holds ntt_tw_scale (the other tables get it here).
+struct NttTwPowBuf {
+  Buf<NttTw> lo, hi;
+  int l_lo;
+  NttTwPowBuf(const PowTables& t, int lg_n, bool lo_scaled, cudaStream_t s)
+      : lo(size_t(1) << t.l_lo, s), hi(size_t(1) << (lg_n - t.l_lo), s), l_lo(t.l_lo) {
+    const uint32_t nlo = 1u << l_lo, nhi = 1u << (lg_n - l_lo);
+    const bool scale = ntt_tw_scale() != nullptr;
+    ntt_tw_table<<<blocks_for(nlo, 128), 128, 0, s>>>(lo.p, t.lo, nlo, scale && !lo_scaled);
+    SP_LAUNCHED("ntt_tw_table");
+    ntt_tw_table<<<blocks_for(nhi, 128), 128, 0, s>>>(hi.p, t.hi, nhi, scale);
+    SP_LAUNCHED("ntt_tw_table");
+  }
+  NttTwPow view() const { return NttTwPow{lo.p, hi.p, l_lo}; }
+};
+
+// NttScaleTw: a fused scaling (NttScaleSpec) with its tables in NttTw form, for ntt_pass:
+// with the FP64 product, the pass scales with it and leaves NttFuse's scalings off.
+struct NttScaleTw {
+  NttTwPow tab;
+  bool on;
+  bool bitrev_index;
+};
+
+// ntt_scale_tw: x·c·g^i, i = p or bitrev(p), below 2r (out of line, as ntt_fuse_pre).
+static __device__ __noinline__ Fr ntt_scale_tw(const NttScaleTw sc, int lg_n, uint32_t p, Fr x) {
+  return ntt_mul_tw(sc.tab.at(sc.bitrev_index ? bitrev(p, lg_n) : p), x);
+}
+
+// NttScaleTwBuf converts one fused scaling for ntt_pass (nothing when it is off or the
+// product is the integer one: then NttFuse keeps it).
+struct NttScaleTwBuf {
+  NttTwPowBuf* buf = nullptr;
+  NttScaleTw sc = {};
+  NttScaleTwBuf(const NttScaleSpec& spec, int lg_n, cudaStream_t s) {
+    if (!spec.on || ntt_tw_scale() == nullptr) return;
+    buf = new NttTwPowBuf(spec.tab, lg_n, false, s);
+    sc = NttScaleTw{buf->view(), true, spec.bitrev_index};
+  }
+  ~NttScaleTwBuf() { delete buf; }
+  NttScaleTwBuf(const NttScaleTwBuf&) = delete;
+  NttScaleTwBuf& operator=(const NttScaleTwBuf&) = delete;
+};
+
+// NttLegacyTwiddles: where ntt_pass reads its twiddles (NttTw, pre-scaled by
+// ntt_tw_scale: the tables below hold c·ω^x). Wg[m] = ω_{2^w_log}^m for
 // m < 2^(w_log−1) (the stage twiddles of every pass: ω_{2^t}^k = Wg[k << (w_log − t)]);
 // direct, when set, the pass's inter-pass twiddles ω_N^(y << (lg_n − lg_s − t)) for
 // y < 2^(lg_s + t), one load instead of the two-table product of tw.
 struct NttLegacyTwiddles {
-  PowTables tw;
-  const Fr* Wg;
+  NttTwPow tw;
+  const NttTw* Wg;
   int w_log;
-  const Fr* direct;
+  const NttTw* direct;
 };
 
 // NttArith: the butterfly arithmetic of ntt_pass. Lazy by default: between the passes the
 // values stay in [0, 2r) (Fr's lazy forms, field.cuh), each product skips its final
 // subtraction and the last pass reduces what it writes. -DSP_NTT_EAGER builds the fully
-// reduced arithmetic (comparisons). Products take the twiddle (< r) first.
+// reduced arithmetic (comparisons). Products take the twiddle (< r) first (ntt_mul_tw).
 struct NttArith {
+  static __device__ __forceinline__ Fr mul_lazy(const NttTw& w, const Fr& x) { return ntt_mul_tw(w, x); }
 #ifdef SP_NTT_EAGER
   static __device__ __forceinline__ Fr add(const Fr& a, const Fr& b) { return a + b; }
   static __device__ __forceinline__ Fr sub(const Fr& a, const Fr& b) { return a - b; }
-  static __device__ __forceinline__ Fr mul(const Fr& w, const Fr& x) { return x * w; }
+  static __device__ __forceinline__ Fr mul(const NttTw& w, const Fr& x) { return Fr::reduce_once(mul_lazy(w, x), 0); }
   static __device__ __forceinline__ Fr out(const Fr& v) { return v; }
 #else
   static __device__ __forceinline__ Fr add(const Fr& a, const Fr& b) { return a.add_lazy(b); }
   static __device__ __forceinline__ Fr sub(const Fr& a, const Fr& b) { return a.sub_lazy(b); }
-  static __device__ __forceinline__ Fr mul(const Fr& w, const Fr& x) { return Fr::mul_lazy(w, x); }
+  static __device__ __forceinline__ Fr mul(const NttTw& w, const Fr& x) { return mul_lazy(w, x); }
   static __device__ __forceinline__ Fr out(const Fr& v) { return v.reduce_lazy(); }
 #endif
 };
 
 // The tile holds whole elements. ncu counts a two-way shared-memory bank conflict on its
-// accesses, but a swizzled layout that removed it measured 2 % slower at 2^27 (65.2 against
-// 66.6 ms: the index arithmetic costs more than the conflicts) and was dropped
-// (docs/BENCHMARKS.md, "GPU kernels").
+// accesses; two layouts that removed it (a swizzle, and halves traded in groups of odd
+// parity) measured no faster once every pass has four groups per block
+// (docs/BENCHMARKS.md, "FP64 products in the NTT").
+// Three blocks of 256 threads fit an SM's shared memory (74 KiB each at 2^11 elements);
+// the bound keeps the registers within what three blocks may use (80 per thread).
+#ifdef SP_NTT_NO_BOUNDS
+#define SP_NTT_PASS_BOUNDS
+#else
+#define SP_NTT_PASS_BOUNDS __launch_bounds__(256, 3)
+#endif
 template <bool DIT>
-static __global__ void ntt_pass(Fr* __restrict__ data, int lg_n, int t, int lg_s, int g_log, NttLegacyTwiddles tws,
-                                NttFuse f, bool first, bool last) {
+static __global__ void SP_NTT_PASS_BOUNDS ntt_pass(Fr* __restrict__ data, int lg_n, int t, int lg_s, int g_log,
+                                                   NttLegacyTwiddles tws, NttFuse f, NttScaleTw pre, NttScaleTw post,
+                                                   bool first, bool last) {
   using A = NttArith;
   extern __shared__ uint4 smem_raw[];
   Fr* sm = reinterpret_cast<Fr*>(smem_raw);
   const uint32_t G = 1u << g_log, tile = G << t, half_t = 1u << (t - 1);
-  Fr* W = sm + tile;  // W[k] = ω_{2^t}^k
+  NttTw* W = reinterpret_cast<NttTw*>(sm + tile);  // W[k] = ω_{2^t}^k
   const uint64_t S = uint64_t(1) << lg_s;
-  const uint64_t chunks = S >> g_log;
-  const uint64_t h = blockIdx.x / chunks;
-  const uint64_t gb = (blockIdx.x % chunks) << g_log;
-  const uint64_t base = h * (S << t) + gb;
-  const PowTables tw = tws.tw;  // a copy: a reference into a kernel parameter can force local memory
+  // A pass of stride 1 (lg_s = 0) has its groups in adjacent runs of 2^t elements; a block
+  // takes G of them (tile_map), so that its lanes see the same tile shape as elsewhere.
+  const bool runs = lg_s == 0;
+  const uint64_t chunks = runs ? 1 : S >> g_log;
+  const uint64_t gb = runs ? 0 : (blockIdx.x % chunks) << g_log;
+  const uint64_t base = runs ? uint64_t(blockIdx.x) * tile : (blockIdx.x / chunks) * (S << t) + gb;
+  // tile_map: the m-th element of the block in memory order, as tile index k = e·G + gl
+  // (group gl, position e) and global index p. Consecutive m are consecutive addresses.
+  const auto tile_map = [&](uint32_t m, uint32_t& k, uint32_t& gl, uint32_t& e, uint64_t& p) {
+    if (runs) {
+      e = m & ((1u << t) - 1), gl = m >> t, p = base + m;
+    } else {
+      gl = m & (G - 1), e = m >> g_log, p = base + uint64_t(e) * S + gl;
+    }
+    k = (e << g_log) | gl;
+  };
+  const NttTwPow tw = tws.tw;  // a copy: a reference into a kernel parameter can force local memory
+  const int tw_shift = lg_n - lg_s - t;
 
-  for (uint32_t k = threadIdx.x; k < half_t; k += blockDim.x) W[k] = load16(tws.Wg + (k << (tws.w_log - t)));
-  for (uint32_t k = threadIdx.x; k < tile; k += blockDim.x) {
-    const uint32_t gl = k & (G - 1), e = k >> g_log;
-    const uint64_t p = base + uint64_t(e) * S + gl;
+  for (uint32_t k = threadIdx.x; k < half_t; k += blockDim.x) W[k] = load_tw(tws.Wg + (k << (tws.w_log - t)));
+  for (uint32_t m = threadIdx.x; m < tile; m += blockDim.x) {
+    uint32_t k, gl, e;
+    uint64_t p;
+    tile_map(m, k, gl, e, p);
     Fr x = *reinterpret_cast<const Fr*>(data + p);
     if (first && f.pre.on) x = ntt_fuse_pre(f.pre, lg_n, uint32_t(p), x);
+    if (first && pre.on) x = ntt_scale_tw(pre, lg_n, uint32_t(p), x);
+    if (DIT && lg_s > 0) {  // the inter-pass twiddle before the butterflies
+      const uint64_t y = (gb + gl) * bitrev(e, t);
+      if (y) x = A::mul(tws.direct ? load_tw(tws.direct + y) : tw.at(y << tw_shift), x);
+    }
     sm[k] = x;
   }
   __syncthreads();
 
-  const int tw_shift = lg_n - lg_s - t;
-  if (DIT && lg_s > 0) {
-    for (uint32_t k = threadIdx.x; k < tile; k += blockDim.x) {
-      const uint64_t y = (gb + (k & (G - 1))) * bitrev(k >> g_log, t);
-      if (y) sm[k] = A::mul(tws.direct ? load16(tws.direct + y) : tw.at(y << tw_shift), sm[k]);
-    }
-    __syncthreads();
-  }
-
   for (int u = 0; u < t; u++) {
+    // A butterfly's twiddle is W[off·2^(t−1−L)], off = j mod 2^L (L: log2 of the half
+    // size). Where the bits below off span a warp (hb >= 5), the butterflies are numbered
+    // with off in the high bits, so a warp shares one twiddle (a broadcast read) and the
+    // warps whose twiddle is 1 (off = 0: half of them at L = 1, a quarter at L = 2, ...)
+    // skip the product together: about 0.5 of a pass's 4 products per element.
+    const int L = DIT ? u : t - 1 - u;
+#ifdef SP_NTT_NO_SKIP  // comparisons: lanes numbered in order, only the stage with L = 0 skips
+    const int hb = 0;
+    const uint32_t skip_below = L == 0 ? 1u : 0u;
+#else
+    // (Only with G >= 4: with fewer groups a quarter-warp's lanes would reach more than
+    // two tile rows of the same banks.)
+    const int hb = g_log >= 2 ? g_log + t - 1 - L : 0;
+    const uint32_t skip_below = 1;  // off < skip_below: twiddle 1
+#endif
     for (uint32_t q = threadIdx.x; q < (G << (t - 1)); q += blockDim.x) {
-      const uint32_t gl = q & (G - 1), j = q >> g_log;
+      const uint32_t gl = q & (G - 1);
+      const uint32_t j = hb >= 5 ? (((q >> g_log) & ((1u << (t - 1 - L)) - 1)) << L) | (q >> hb) : q >> g_log;
+      const uint32_t half = 1u << L, off = j & (half - 1);
+      const uint32_t e0 = ((j >> L) << (L + 1)) | off, e1 = e0 + half;
+      const uint32_t k0 = e0 * G + gl, k1 = e1 * G + gl;
+      const Fr a = sm[k0];
+      Fr b = sm[k1];
       if (DIT) {
-        const uint32_t half = 1u << u, off = j & (half - 1);
-        const uint32_t e0 = ((j >> u) << (u + 1)) | off, e1 = e0 + half;
-        const Fr a = sm[e0 * G + gl];
-        Fr b = sm[e1 * G + gl];
-        if (u != 0) b = A::mul(W[off << (t - 1 - u)], b);  // stage 0 twiddles are all 1
-        sm[e0 * G + gl] = A::add(a, b);
-        sm[e1 * G + gl] = A::sub(a, b);
+        if (off >= skip_below) b = A::mul(W[off << (t - 1 - u)], b);
+        sm[k0] = A::add(a, b);
+        sm[k1] = A::sub(a, b);
       } else {
-        const int lh = t - 1 - u;
-        const uint32_t half = 1u << lh, off = j & (half - 1);
-        const uint32_t e0 = ((j >> lh) << (lh + 1)) | off, e1 = e0 + half;
-        const Fr a = sm[e0 * G + gl];
-        const Fr b = sm[e1 * G + gl];
-        sm[e0 * G + gl] = A::add(a, b);
-        sm[e1 * G + gl] = (lh != 0) ? A::mul(W[off << u], A::sub(a, b)) : A::sub(a, b);  // last stage: twiddles are 1
+        sm[k0] = A::add(a, b);
+        sm[k1] = off >= skip_below ? A::mul(W[off << u], A::sub(a, b)) : A::sub(a, b);
       }
     }
     __syncthreads();
   }
 
-  for (uint32_t k = threadIdx.x; k < tile; k += blockDim.x) {
-    const uint32_t gl = k & (G - 1), e = k >> g_log;
+  for (uint32_t m = threadIdx.x; m < tile; m += blockDim.x) {
+    uint32_t k, gl, e;
+    uint64_t p;
+    tile_map(m, k, gl, e, p);
     Fr v = sm[k];
     if (!DIT && lg_s > 0) {
       const uint64_t y = (gb + gl) * bitrev(e, t);
-      if (y) v = A::mul(tws.direct ? load16(tws.direct + y) : tw.at(y << tw_shift), v);
+      if (y) v = A::mul(tws.direct ? load_tw(tws.direct + y) : tw.at(y << tw_shift), v);
     }
-    const uint64_t p = base + uint64_t(e) * S + gl;
     if (last) {
       v = A::out(v);
+      if (post.on) v = Fr::reduce_once(ntt_scale_tw(post, lg_n, uint32_t(p), v), 0);
       if (f.post.on || f.qb) v = ntt_fuse_post(f, lg_n, uint32_t(p), v);
     }
     *reinterpret_cast<Fr*>(data + p) = v;
@@ -162,14 +330,16 @@ inline int ntt_plan(int lg_n, int ts[4], int lgs[4]) {
   return P;
 }
 
-// NttDirectTwiddles owns the per-pass direct twiddle tables of one transform.
+// NttDirectTwiddles owns the per-pass direct twiddle tables of one transform, as T (Fr
+// for ntt_pass_radix8, NttTw for ntt_pass).
+template <class T>
 struct NttDirectTwiddles {
-  Buf<Fr>* b[4] = {};
+  Buf<T>* b[4] = {};
   NttDirectTwiddles() = default;
   NttDirectTwiddles(const NttDirectTwiddles&) = delete;
   NttDirectTwiddles& operator=(const NttDirectTwiddles&) = delete;
   ~NttDirectTwiddles() {
-    for (Buf<Fr>* p : b) delete p;
+    for (Buf<T>* p : b) delete p;
   }
   // build makes the table of every pass p with lg_s > 0 whose exponents span at most
   // 2^kNttDirectTwiddleLog values: out[y] = ω_N^(y << (lg_n − span)).
@@ -177,21 +347,31 @@ struct NttDirectTwiddles {
     for (int p = 0; p < P; p++) {
       const int span = lgs[p] + ts[p];
       if (lgs[p] == 0 || span > kNttDirectTwiddleLog) continue;
-      b[p] = new Buf<Fr>(size_t(1) << span, s);
-      ntt_direct_twiddles<<<blocks_for(1u << span, 128), 128, 0, s>>>(b[p]->p, 1u << span, tw, lg_n - span);
-      SP_LAUNCHED("ntt_direct_twiddles");
+      const uint32_t count = 1u << span;
+      b[p] = new Buf<T>(count, s);
+      if constexpr (std::is_same<T, Fr>::value) {
+        ntt_direct_twiddles<<<blocks_for(count, 128), 128, 0, s>>>(b[p]->p, count, tw, lg_n - span);
+        SP_LAUNCHED("ntt_direct_twiddles");
+      } else {
+        Buf<Fr> fr(count, s);
+        ntt_direct_twiddles<<<blocks_for(count, 128), 128, 0, s>>>(fr.p, count, tw, lg_n - span);
+        SP_LAUNCHED("ntt_direct_twiddles");
+        ntt_tw_table<<<blocks_for(count, 128), 128, 0, s>>>(b[p]->p, fr.p, count);
+        SP_LAUNCHED("ntt_tw_table");
+      }
     }
   }
 };
 
 // ntt_stage_table: W[m] = ω_{2^w_log}^m for m < 2^(w_log−1), w_log the largest pass.
+// c, when given, multiplies every entry.
 struct NttStageTable {
   int w_log = 1;
   Buf<Fr> W;
-  NttStageTable(const Fr& root, int lg_n, const int* ts, int P, cudaStream_t s)
+  NttStageTable(const Fr& root, int lg_n, const int* ts, int P, cudaStream_t s, const Fr* c = nullptr)
       : w_log(max_stages(ts, P)), W(size_t(1) << (w_log - 1), s) {
-    pow_table<<<blocks_for(1u << (w_log - 1), 128), 128, 0, s>>>(W.p, 1u << (w_log - 1), root, lg_n - w_log, root,
-                                                                   false);
+    pow_table<<<blocks_for(1u << (w_log - 1), 128), 128, 0, s>>>(W.p, 1u << (w_log - 1), root, lg_n - w_log,
+                                                                   c ? *c : root, c != nullptr);
     SP_LAUNCHED("pow_table");
   }
   static int max_stages(const int* ts, int P) {
@@ -203,29 +383,43 @@ struct NttStageTable {
 
 inline void ntt_run_legacy(Fr* data, int lg_n, const Fr& root, bool dit, cudaStream_t s, int tile_log,
                            bool direct_twiddles, const NttFuse& fuse) {
-  PowTablesBuf tables(root, lg_n, s);
+  const Fr* scale = ntt_tw_scale();  // every twiddle table pre-scaled for NttArith's product
+  PowTablesBuf tables(root, lg_n, s, scale);
   int ts[4], lgs[4];
   const int P = ntt_plan(lg_n, ts, lgs);
-  NttStageTable stage(root, lg_n, ts, P, s);
-  NttDirectTwiddles direct;
+  NttStageTable stage(root, lg_n, ts, P, s, scale);
+  const uint32_t nw = 1u << (stage.w_log - 1);
+  Buf<NttTw> stage_tw(nw, s);
+  ntt_tw_table<<<blocks_for(nw, 128), 128, 0, s>>>(stage_tw.p, stage.W.p, nw);
+  SP_LAUNCHED("ntt_tw_table");
+  NttDirectTwiddles<NttTw> direct;
   if (direct_twiddles) direct.build(P, ts, lgs, lg_n, tables.view(), s);
-  const int max_smem = ((1 << kNttTileLog) + (1 << (kNttMaxStages - 1))) * int(sizeof(Fr));
+  const NttTwPowBuf pow(tables.view(), lg_n, true, s);
+  const NttScaleTwBuf pre(fuse.pre, lg_n, s), post(fuse.post, lg_n, s);
+  NttFuse f = fuse;  // the scalings ntt_pass does with NttTw tables are off here
+  if (pre.sc.on) f.pre.on = false;
+  if (post.sc.on) f.post.on = false;
+  const int max_smem = (1 << kNttTileLog) * int(sizeof(Fr)) + (1 << (kNttMaxStages - 1)) * int(sizeof(NttTw));
   SP_CUDA(cudaFuncSetAttribute(ntt_pass<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
   SP_CUDA(cudaFuncSetAttribute(ntt_pass<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
   for (int i = 0; i < P; i++) {
     const int p = dit ? P - 1 - i : i;
     const int t = ts[p], lg_s = lgs[p];
-    int g_log = tile_log - t;
-    if (g_log > lg_s) g_log = lg_s;
+    int g_log = tile_log - t;  // log2 of the groups per block: strided (lg_s > 0) or runs (ntt_pass)
+    if (lg_s > 0 && g_log > lg_s) g_log = lg_s;
+    if (t + g_log > lg_n) g_log = lg_n - t;
     const uint32_t tile = 1u << (t + g_log);
     const uint32_t threads = tile / 2 < 256 ? tile / 2 : 256;
     const uint64_t blocks = (uint64_t(1) << lg_n) / tile;
-    const size_t smem = (size_t(tile) + (size_t(1) << (t - 1))) * sizeof(Fr);
-    const NttLegacyTwiddles tw{tables.view(), stage.W.p, stage.w_log, direct.b[p] ? direct.b[p]->p : nullptr};
+    const size_t smem = size_t(tile) * sizeof(Fr) + (size_t(1) << (t - 1)) * sizeof(NttTw);
+    const NttLegacyTwiddles tw{pow.view(), stage_tw.p, stage.w_log, direct.b[p] ? direct.b[p]->p : nullptr};
+    const bool first = i == 0, last = i == P - 1;
     if (dit)
-      ntt_pass<true><<<unsigned(blocks), threads, smem, s>>>(data, lg_n, t, lg_s, g_log, tw, fuse, i == 0, i == P - 1);
+      ntt_pass<true><<<unsigned(blocks), threads, smem, s>>>(data, lg_n, t, lg_s, g_log, tw, f, pre.sc, post.sc, first,
+                                                              last);
     else
-      ntt_pass<false><<<unsigned(blocks), threads, smem, s>>>(data, lg_n, t, lg_s, g_log, tw, fuse, i == 0, i == P - 1);
+      ntt_pass<false><<<unsigned(blocks), threads, smem, s>>>(data, lg_n, t, lg_s, g_log, tw, f, pre.sc, post.sc, first,
+                                                               last);
     SP_LAUNCHED("ntt_pass");
   }
 }
@@ -237,7 +431,7 @@ inline void ntt_run_radix8(Fr* data, int lg_n, const Fr& root, bool dit, cudaStr
   const int P = ntt_plan(lg_n, ts, lgs);
   NttStageTable stage(root, lg_n, ts, P, s);
   const int w_log = stage.w_log;
-  NttDirectTwiddles direct;
+  NttDirectTwiddles<Fr> direct;
   if (direct_twiddles) direct.build(P, ts, lgs, lg_n, tables.view(), s);
   const int max_smem = (1 << kNttTileLog) * int(sizeof(Fr));
   SP_CUDA(cudaFuncSetAttribute(ntt_pass_radix8<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
