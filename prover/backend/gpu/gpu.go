@@ -106,6 +106,15 @@ type testHooks struct {
 	alloc     func(bytes uint64) error // runs before every allocation; an error fails it
 	free      func(p cuda.DevPtr)      // runs after every free
 	proofHeld func()                   // runs inside a resident proof, on its stream
+	sideStage func() error             // runs before a proof's side-stream stages; an error fails them
+}
+
+// sideStageHook runs the sideStage test hook, if set.
+func (b *Backend) sideStageHook() error {
+	if b.hooks.sideStage != nil {
+		return b.hooks.sideStage()
+	}
+	return nil
 }
 
 var _ backend.Backend = (*Backend)(nil)

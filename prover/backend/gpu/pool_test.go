@@ -306,6 +306,41 @@ func TestProofTrimsPoolsOnOutOfMemory(t *testing.T) {
 	second.prove(t, false)
 }
 
+// TestSideStreamOutOfMemoryKeepsShapeOnOneStream: a proof that runs out of device
+// memory while its side stream works is retried on one stream, and the shape's later
+// proofs start on one stream (no failed first attempt, no trim); a shape that never ran
+// out keeps its side stream. Every proof equals the CPU backend's.
+func TestSideStreamOutOfMemoryKeepsShapeOnOneStream(t *testing.T) {
+	b := testBackend(t)
+	tight := newPoolCircuit(t, b, r1cstest.Random{Seed: 56, Constraints: 180, Inputs: 3})
+	roomy := newPoolCircuit(t, b, r1cstest.Random{Seed: 57, Constraints: 120, Inputs: 2})
+	if !tight.prove(t, false).SideStream {
+		t.Fatal("a proof with memory to spare did not use the side stream")
+	}
+	sides := 0
+	b.hooks.sideStage = func() error {
+		sides++
+		if sides == 1 {
+			return outOfMemory()
+		}
+		return nil
+	}
+	defer func() { b.hooks = testHooks{} }()
+	if tight.prove(t, false).SideStream {
+		t.Error("the retry after the side stream ran out of memory used the side stream")
+	}
+	if b.trims.Load() != 1 || !tight.dev.oneStream.Load() {
+		t.Fatalf("%d trims, shape on one stream %v; want 1 and true", b.trims.Load(), tight.dev.oneStream.Load())
+	}
+	if tight.prove(t, true).SideStream || b.trims.Load() != 1 || sides != 1 {
+		t.Errorf("the shape's next proof: side stream or a retry (%d trims, %d side starts), want one stream at once",
+			b.trims.Load(), sides)
+	}
+	if !roomy.prove(t, false).SideStream || sides != 2 {
+		t.Error("another shape lost its side stream")
+	}
+}
+
 // TestLoadShapeRetriesOnOutOfMemory: a shape upload that runs out of device memory
 // part-way frees what it had uploaded, trims, and uploads again; the shape then
 // evaluates correctly and nothing leaks.

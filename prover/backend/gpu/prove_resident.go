@@ -243,8 +243,14 @@ func (b *Backend) proveResident(rs *residentShape, k backend.ResidentKey, upload
 	start := time.Now()
 	err = b.onPool(rs, &res.Timings, func(ctx cuda.Ctx, p *proofBufs, retry bool) error {
 		// The retry after running out of device memory keeps to one stream: the side
-		// stream's MSM scratch beside the H MSM's may be what the device lacked.
-		return b.proveSteps(ctx, rs, p, kb, upload, &res, !retry)
+		// stream's MSM scratch beside the H MSM's may be what the device lacked. When the
+		// failed attempt had the side stream working, the shape's later proofs keep to one
+		// stream too: on a device this full, every proof would fail its first attempt
+		// (a 32 GiB Window PoSt partition beside its key on an H200 lost ~6 s per proof so).
+		if retry && res.Timings.SideStream {
+			rs.oneStream.Store(true)
+		}
+		return b.proveSteps(ctx, rs, p, kb, upload, &res, !retry && !rs.oneStream.Load())
 	})
 	res.Timings.Total = time.Since(start)
 	return res, wrap("ProveResident", err)
@@ -307,7 +313,10 @@ func (b *Backend) proveSteps(ctx cuda.Ctx, rs *residentShape, p *proofBufs, kb r
 	after := make(chan []proofStage, 1)
 	done := make(chan error, 1)
 	go func() {
-		err := runStages(side, msmL)
+		err := b.sideStageHook()
+		if err == nil {
+			err = runStages(side, msmL)
+		}
 		if more := <-after; err == nil {
 			err = runStages(side, more...)
 		}

@@ -34,6 +34,11 @@ type residentShape struct {
 
 	pool      proofPool     // under b.poolMu (pool.go)
 	poolBytes atomic.Uint64 // pool.bytes, readable without b.poolMu
+
+	// oneStream: a proof of this shape ran out of device memory while its side stream
+	// was working (proveResident), so later proofs of the shape keep to one stream
+	// rather than fail a first attempt each time.
+	oneStream atomic.Bool
 }
 
 // LoadShape uploads s (see backend.ShapeEvaluator). It checks every column and
