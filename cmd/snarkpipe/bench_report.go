@@ -94,8 +94,11 @@ type partRow struct {
 	MSMB2     float64 `json:"msm_b2_s"`
 	Assemble  float64 `json:"assemble_s"`
 	Device    float64 `json:"device_s"` // the device call, end to end
-	Verify    float64 `json:"verify_s"`
-	Total     float64 `json:"total_s"` // submitted → verified
+	// OOMRetries: the device call ran out of device memory once and ran again (its
+	// stage times are the second run's; Device includes both).
+	OOMRetries int     `json:"oom_retries,omitempty"`
+	Verify     float64 `json:"verify_s"`
+	Total      float64 `json:"total_s"` // submitted → verified
 }
 
 // proofRow is one proof (all its requests and partitions).
@@ -131,6 +134,7 @@ func partitionRows(proof, request int, job string, ts []pipeline.PartitionTiming
 			r.Upload, r.Az, r.Quotient = seconds(rt.Upload), seconds(rt.Eval), seconds(rt.Quotient)
 			r.MSMH, r.MSML, r.MSMA, r.MSMB1, r.MSMB2 = seconds(rt.MSMH), seconds(rt.MSML), seconds(rt.MSMA), seconds(rt.MSMB1), seconds(rt.MSMB2)
 			r.Assemble = seconds(rt.Assemble)
+			r.OOMRetries = rt.OutOfMemoryRetries
 		} else {
 			p := t.Prover
 			r.Az, r.Quotient = seconds(t.Eval), seconds(p.Quotient)
@@ -139,6 +143,17 @@ func partitionRows(proof, request int, job string, ts []pipeline.PartitionTiming
 		out[i] = r
 	}
 	return out
+}
+
+// oomRetried counts the partitions whose device call ran out of memory and ran again.
+func (r *benchResult) oomRetried() int {
+	n := 0
+	for _, row := range r.Rows {
+		if row.OOMRetries > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // summarize fills the per-proof figures: first proof latency, steady-state seconds per
@@ -294,6 +309,10 @@ func (r *benchResult) writeSummary(w io.Writer) {
 	for i := range r.Memory.GPUUsed {
 		fmt.Fprintf(w, "  peak GPU %d memory     %s used of %s (run), %s (while proving); used = total − free, all processes\n",
 			i, fmtBytes(r.Memory.GPUUsed[i]), fmtBytes(r.Memory.GPUTotal[i]), fmtBytes(r.ProvingMem.GPUUsed[i]))
+	}
+	if n := r.oomRetried(); n > 0 {
+		fmt.Fprintf(w, "  out-of-memory retries %d of %d partitions ran out of device memory and ran again (device time includes the failed run)\n",
+			n, len(r.Rows))
 	}
 	for _, e := range r.Memory.GPUErrors {
 		fmt.Fprintf(w, "  GPU memory not measured: %s\n", e)

@@ -32,6 +32,15 @@ func TestBenchSummary(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, out.String())
 		}
 	}
+	if strings.Contains(out.String(), "out-of-memory") {
+		t.Errorf("summary mentions out-of-memory retries that did not happen:\n%s", out.String())
+	}
+	out.Reset()
+	r.Rows[2].OOMRetries = 1
+	r.writeTable(&out)
+	if want := "out-of-memory retries 1 of 3 partitions"; !strings.Contains(out.String(), want) {
+		t.Errorf("table lacks %q:\n%s", want, out.String())
+	}
 	mean, _, _ := r.meanRow()
 	if mean.Total != 5 || mean.Device != 3 || mean.DevWait != 0.5 || mean.Buffers != 1.5 || mean.Upload != 0.375 {
 		t.Errorf("mean row over proofs 2+: total %v, device %v, wait %v, buffers %v, upload %v; want 5, 3, 0.5, 1.5, 0.375",

@@ -99,6 +99,10 @@ type ResidentTimings struct {
 	// batch-affine accumulation because its scratch did not fit the device (same result,
 	// slower): a sign that device memory is short.
 	MSMRoundsDropped int
+	// OutOfMemoryRetries is 1 when the proof ran out of device memory, the backend trimmed
+	// its pools and ran it again (on one stream): the stage times are the last run's, and
+	// Total includes the failed one.
+	OutOfMemoryRetries int
 }
 
 // ShapeEvaluator is an optional Backend capability: the pre-compiled proving path. A

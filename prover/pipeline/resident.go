@@ -211,6 +211,10 @@ func (p *Pipeline) proveResident(worker string, dk *deviceKey, batch []*partitio
 			p.circuits.log.Warn("pipeline: device memory short: MSMs ran without their batch-affine rounds (slower proofs)",
 				"worker", worker, "msms", tm.MSMRoundsDropped)
 		}
+		if tm.OutOfMemoryRetries > 0 && p.circuits.log != nil {
+			p.circuits.log.Warn("pipeline: device memory short: a proof ran out of device memory and was run again (slower proof)",
+				"worker", worker)
+		}
 		part.t.Prover = groth16.Timings{Quotient: tm.Quotient, MSMH: tm.MSMH, MSML: tm.MSML, MSMA: tm.MSMA,
 			MSMB1: tm.MSMB1, MSMB2: tm.MSMB2, Total: tm.Total + tm.Assemble}
 		p.traceResident(worker, part)

@@ -248,8 +248,9 @@ func TestProofTrimsPoolsOnOutOfMemory(t *testing.T) {
 		}
 		return nil
 	}
-	if second.prove(t, true).SideStream {
-		t.Error("the retry after running out of memory used the side stream, want one stream")
+	if tm := second.prove(t, true); tm.SideStream || tm.OutOfMemoryRetries != 1 {
+		t.Errorf("the retry after running out of memory: side stream %v, %d retries; want one stream, 1",
+			tm.SideStream, tm.OutOfMemoryRetries)
 	}
 	if first.dev.poolBytes.Load() != 0 {
 		t.Error("the idle pool of the other shape survived the out-of-memory retry")
@@ -332,7 +333,7 @@ func TestSideStreamOutOfMemoryKeepsShapeOnOneStream(t *testing.T) {
 	if b.trims.Load() != 1 || !tight.dev.oneStream.Load() {
 		t.Fatalf("%d trims, shape on one stream %v; want 1 and true", b.trims.Load(), tight.dev.oneStream.Load())
 	}
-	if tight.prove(t, true).SideStream || b.trims.Load() != 1 || sides != 1 {
+	if tm := tight.prove(t, true); tm.SideStream || tm.OutOfMemoryRetries != 0 || b.trims.Load() != 1 || sides != 1 {
 		t.Errorf("the shape's next proof: side stream or a retry (%d trims, %d side starts), want one stream at once",
 			b.trims.Load(), sides)
 	}

@@ -89,7 +89,7 @@ func (b *Backend) withProof(s backend.ResidentShape, inputs, aux []fr.Element, f
 // onPool runs f on a proof stream (streams.go) with a set of the shape's pooled proof
 // buffers, and once more after a trim if the device ran out of memory (f rewrites
 // everything it reads; retry tells it which run it is). tm, when set, receives the wait
-// for the stream and the time spent checking out buffers.
+// for the stream, the time spent checking out buffers and whether f ran again.
 func (b *Backend) onPool(rs *residentShape, tm *backend.ResidentTimings, f func(ctx cuda.Ctx, p *proofBufs, retry bool) error) error {
 	called := time.Now()
 	return b.onStream(func(ctx cuda.Ctx) error {
@@ -105,6 +105,9 @@ func (b *Backend) onPool(rs *residentShape, tm *backend.ResidentTimings, f func(
 		runs := 0
 		return b.retryOnOOM(ctx, rs, func() error {
 			runs++
+			if tm != nil {
+				tm.OutOfMemoryRetries = runs - 1
+			}
 			t := time.Now()
 			p, err := b.checkout(ctx, rs)
 			if tm != nil {
