@@ -3,7 +3,9 @@
 # docs/BENCHMARKS.md, "GPU kernels"): build the library (A: the candidate; B: the previous
 # Montgomery product without the tuning variants, for comparison), run the kernel tests
 # against A, benchmark both, profile one 2^27 G1 MSM, and print a short table last. Full
-# logs under $OUT. Environment knobs (TOTAL, TESTS, G1TA, ...) are read below.
+# logs under $OUT. Environment knobs (TOTAL, TESTS, G1TA, ...) are read below. Library A
+# has only the units in UNITS_A (default "context fr g1 g2"): tests of the resident path
+# (TestResident*, the out-of-memory tests) need "context fr g1 g2 spmv".
 set -u
 # Logs go to a folder that is bundled into one file at exit: the device tool returns
 # only a few files from $OUT.
