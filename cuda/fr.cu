@@ -56,6 +56,7 @@ snarkpipe_status* snarkpipe_fr_ntt_coset(snarkpipe_ctx* ctx, void* d_data, uint3
     NttOptions o = ntt_options(flags);
     PowTablesBuf coset(g, int(lg_n), ctx->stream, &c);
     o.fuse.pre = NttScaleSpec{coset.view(), true, false};
+    o.coset_g = &g;
     ntt_run(data, int(lg_n), from_host<Fr>(h_root), (flags & 1) != 0, ctx->stream, o);
   });
 }

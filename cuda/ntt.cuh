@@ -90,25 +90,29 @@ static __global__ void ntt_tw_table(NttTw* __restrict__ out, const Fr* __restric
   out[i] = ntt_tw(v);
 }
 
-// NttTwPow: inter-pass twiddles without a direct table, ω^x = lo[x mod 2^l]·hi[x >> l]
-// (pow_tables.cuh) with both tables and the product in NttTw form: for the FP64 product,
+// ntt_tw_mul: the product of two twiddles in NttTw form: for the FP64 product,
 // mont(a·2^260, b·2^260) = ab·2^260, the pre-scaled form again.
+__device__ __forceinline__ NttTw ntt_tw_mul(const NttTw& a, const NttTw& b) {
+#ifdef SP_NTT_CIOS
+  return a * b;
+#else
+  uint64_t r[5];
+  dpf::mont<dpf::FrModulus>(a.l, b.l, r);
+  Fr52 w;
+#pragma unroll
+  for (int i = 0; i < 5; i++) w.l[i] = dpf::to_double(r[i]);
+  return w;
+#endif
+}
+
+// NttTwPow: inter-pass twiddles without a direct table, ω^x = lo[x mod 2^l]·hi[x >> l]
+// (pow_tables.cuh) with both tables and the product in NttTw form.
 struct NttTwPow {
   const NttTw* lo;
   const NttTw* hi;
   int l_lo;
   __device__ __forceinline__ NttTw at(uint64_t x) const {
-    const NttTw a = load_tw(lo + (x & ((1u << l_lo) - 1))), b = load_tw(hi + (x >> l_lo));
-#ifdef SP_NTT_CIOS
-    return a * b;
-#else
-    uint64_t r[5];
-    dpf::mont<dpf::FrModulus>(a.l, b.l, r);
-    Fr52 w;
-#pragma unroll
-    for (int i = 0; i < 5; i++) w.l[i] = dpf::to_double(r[i]);
-    return w;
-#endif
+    return ntt_tw_mul(load_tw(lo + (x & ((1u << l_lo) - 1))), load_tw(hi + (x >> l_lo)));
   }
 };
 
@@ -157,6 +161,77 @@ struct NttScaleTwBuf {
   NttScaleTwBuf& operator=(const NttScaleTwBuf&) = delete;
 };
 
+// NttCosetFirst: the coset scaling c·g^p of a transform with natural input, folded into
+// its first DIF pass. There p = e·S + col (e the position in a group of 2^t, col < S the
+// group), and g^p = g^(e·S)·g^col. The group's DFT over e is linear, so the factor g^col,
+// common to the group, moves past the butterflies to the inter-pass twiddle:
+// ω_n^(col·bitrev_t(e))·g^col = (g·ω_n^bitrev_t(e))^col, read from two tables by col's low
+// and high bits, the same two loads and one product as the plain twiddle. The load keeps
+// one product by c·g^(e·S) from a table of 2^t entries: one product per element less than
+// scaling by the two-table power c·g^p (which is a product, then the product by it).
+struct NttCosetFirst {
+  const NttTw* in;  // in[e] = c·g^(e·S)
+  const NttTw* lo;  // lo[e·2^lb + j] = (g·ω_n^bitrev_t(e))^j, j < 2^lb
+  const NttTw* hi;  // hi[e·2^(lg_s−lb) + j] = (g·ω_n^bitrev_t(e))^(j·2^lb)
+  int lb;
+  bool on;
+};
+
+// ntt_coset_out_table: out[i] = (g·ω_n^bitrev_t(e))^(j << sh), e = i >> lb, j = i mod 2^lb,
+// from w (powers of ω_n, carrying NttTw's scale) and gp (powers of g).
+static __global__ void ntt_coset_out_table(NttTw* __restrict__ out, int t, int lb, int sh, PowTables w, PowTables gp) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= (1u << (t + lb))) return;
+  const uint64_t x = uint64_t(i & ((1u << lb) - 1)) << sh;
+  out[i] = ntt_tw(w.at(x * bitrev(i >> lb, t)) * gp.at(x));
+}
+
+// ntt_coset_in_table: out[e] = cg(e·2^lg_s) (cg: powers of g carrying c), times 16 when
+// the NttTw form is pre-scaled.
+static __global__ void ntt_coset_in_table(NttTw* __restrict__ out, int t, int lg_s, PowTables cg, bool times16) {
+  const uint32_t e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= (1u << t)) return;
+  Fr v = cg.at(uint64_t(e) << lg_s);
+  if (times16)
+    for (int k = 0; k < 4; k++) v = v + v;
+  out[e] = ntt_tw(v);
+}
+
+// NttCosetFirstTables builds NttCosetFirst's tables for a first pass of t stages at
+// stride 2^lg_s: w the powers of ω_n in NttTw's scale, cg the powers c·g^x, g the generator.
+struct NttCosetFirstTables {
+  Buf<NttTw> in, lo, hi;
+  int lb;
+  NttCosetFirstTables(const PowTables& w, const PowTables& cg, const Fr& g, int t, int lg_s, cudaStream_t s)
+      : in(size_t(1) << t, s),
+        lo(size_t(1) << (t + (lg_s + 1) / 2), s),
+        hi(size_t(1) << (t + lg_s - (lg_s + 1) / 2), s),
+        lb((lg_s + 1) / 2) {
+    const int hb = lg_s - lb;
+    const PowTablesBuf gp(g, lg_s, s);
+    ntt_coset_in_table<<<blocks_for(1u << t, 128), 128, 0, s>>>(in.p, t, lg_s, cg, ntt_tw_scale() != nullptr);
+    SP_LAUNCHED("ntt_coset_in_table");
+    ntt_coset_out_table<<<blocks_for(1u << (t + lb), 128), 128, 0, s>>>(lo.p, t, lb, 0, w, gp.view());
+    SP_LAUNCHED("ntt_coset_out_table");
+    ntt_coset_out_table<<<blocks_for(1u << (t + hb), 128), 128, 0, s>>>(hi.p, t, hb, lb, w, gp.view());
+    SP_LAUNCHED("ntt_coset_out_table");
+  }
+};
+
+// NttCosetFirstBuf owns them when the fold is on (cf.on), and nothing otherwise.
+struct NttCosetFirstBuf {
+  NttCosetFirstTables* tab = nullptr;
+  NttCosetFirst cf = {};
+  NttCosetFirstBuf(bool on, const PowTables& w, const PowTables& cg, const Fr* g, int t, int lg_s, cudaStream_t s) {
+    if (!on) return;
+    tab = new NttCosetFirstTables(w, cg, *g, t, lg_s, s);
+    cf = NttCosetFirst{tab->in.p, tab->lo.p, tab->hi.p, tab->lb, true};
+  }
+  ~NttCosetFirstBuf() { delete tab; }
+  NttCosetFirstBuf(const NttCosetFirstBuf&) = delete;
+  NttCosetFirstBuf& operator=(const NttCosetFirstBuf&) = delete;
+};
+
 // NttLegacyTwiddles: where ntt_pass reads its twiddles (NttTw, pre-scaled by
 // ntt_tw_scale: the tables below hold c·ω^x). Wg[m] = ω_{2^w_log}^m for
 // m < 2^(w_log−1) (the stage twiddles of every pass: ω_{2^t}^k = Wg[k << (w_log − t)]);
@@ -202,7 +277,7 @@ struct NttArith {
 template <bool DIT>
 static __global__ void SP_NTT_PASS_BOUNDS ntt_pass(Fr* __restrict__ data, int lg_n, int t, int lg_s, int g_log,
                                                    NttLegacyTwiddles tws, NttFuse f, NttScaleTw pre, NttScaleTw post,
-                                                   bool first, bool last) {
+                                                   NttCosetFirst cf, bool first, bool last) {
   using A = NttArith;
   extern __shared__ uint4 smem_raw[];
   Fr* sm = reinterpret_cast<Fr*>(smem_raw);
@@ -236,6 +311,7 @@ static __global__ void SP_NTT_PASS_BOUNDS ntt_pass(Fr* __restrict__ data, int lg
     Fr x = *reinterpret_cast<const Fr*>(data + p);
     if (first && f.pre.on) x = ntt_fuse_pre(f.pre, lg_n, uint32_t(p), x);
     if (first && pre.on) x = ntt_scale_tw(pre, lg_n, uint32_t(p), x);
+    if (cf.on) x = A::mul(load_tw(cf.in + e), x);  // the first pass only
     if (DIT && lg_s > 0) {  // the inter-pass twiddle before the butterflies
       const uint64_t y = (gb + gl) * bitrev(e, t);
       if (y) x = A::mul(tws.direct ? load_tw(tws.direct + y) : tw.at(y << tw_shift), x);
@@ -286,8 +362,16 @@ static __global__ void SP_NTT_PASS_BOUNDS ntt_pass(Fr* __restrict__ data, int lg
     tile_map(m, k, gl, e, p);
     Fr v = sm[k];
     if (!DIT && lg_s > 0) {
-      const uint64_t y = (gb + gl) * bitrev(e, t);
-      if (y) v = A::mul(tws.direct ? load_tw(tws.direct + y) : tw.at(y << tw_shift), v);
+      const uint64_t col = gb + gl, y = col * bitrev(e, t);
+      if (cf.on ? col != 0 : y != 0) {
+        NttTw w;
+        if (cf.on)  // (g·ω_n^bitrev(e))^col, NttCosetFirst
+          w = ntt_tw_mul(load_tw(cf.lo + ((uint64_t(e) << cf.lb) | (col & ((1u << cf.lb) - 1)))),
+                         load_tw(cf.hi + ((uint64_t(e) << (lg_s - cf.lb)) | (col >> cf.lb))));
+        else
+          w = tws.direct ? load_tw(tws.direct + y) : tw.at(y << tw_shift);
+        v = A::mul(w, v);
+      }
     }
     if (last) {
       v = A::out(v);
@@ -315,6 +399,9 @@ struct NttOptions {
   bool no_direct_twiddles = false;  // two-table inter-pass twiddles everywhere, both kernels (comparisons)
   bool bounded = false;             // the kernel capped at 128 registers (comparisons)
   NttFuse fuse = {};
+  // coset_g: when fuse.pre is the coset scaling c·g^p (natural index), its generator g;
+  // then ntt_pass folds it into the first DIF pass (NttCosetFirst).
+  const Fr* coset_g = nullptr;
 };
 
 // ntt_plan splits lg_n stages into P passes of ts[p] stages; lgs[p] is the stride
@@ -382,7 +469,7 @@ struct NttStageTable {
 };
 
 inline void ntt_run_legacy(Fr* data, int lg_n, const Fr& root, bool dit, cudaStream_t s, int tile_log,
-                           bool direct_twiddles, const NttFuse& fuse) {
+                           bool direct_twiddles, const NttFuse& fuse, const Fr* coset_g) {
   const Fr* scale = ntt_tw_scale();  // every twiddle table pre-scaled for NttArith's product
   PowTablesBuf tables(root, lg_n, s, scale);
   int ts[4], lgs[4];
@@ -395,8 +482,15 @@ inline void ntt_run_legacy(Fr* data, int lg_n, const Fr& root, bool dit, cudaStr
   NttDirectTwiddles<NttTw> direct;
   if (direct_twiddles) direct.build(P, ts, lgs, lg_n, tables.view(), s);
   const NttTwPowBuf pow(tables.view(), lg_n, true, s);
-  const NttScaleTwBuf pre(fuse.pre, lg_n, s), post(fuse.post, lg_n, s);
   NttFuse f = fuse;  // the scalings ntt_pass does with NttTw tables are off here
+#ifndef SP_NTT_NO_COSET_FOLD  // comparisons: the coset scaling as a two-table power
+  const bool fold = coset_g && !dit && P >= 2 && fuse.pre.on && !fuse.pre.bitrev_index;
+#else
+  const bool fold = false;
+#endif
+  const NttCosetFirstBuf coset(fold, tables.view(), fuse.pre.tab, coset_g, ts[0], lgs[0], s);
+  if (fold) f.pre.on = false;
+  const NttScaleTwBuf pre(f.pre, lg_n, s), post(fuse.post, lg_n, s);
   if (pre.sc.on) f.pre.on = false;
   if (post.sc.on) f.post.on = false;
   const int max_smem = (1 << kNttTileLog) * int(sizeof(Fr)) + (1 << (kNttMaxStages - 1)) * int(sizeof(NttTw));
@@ -414,12 +508,13 @@ inline void ntt_run_legacy(Fr* data, int lg_n, const Fr& root, bool dit, cudaStr
     const size_t smem = size_t(tile) * sizeof(Fr) + (size_t(1) << (t - 1)) * sizeof(NttTw);
     const NttLegacyTwiddles tw{pow.view(), stage_tw.p, stage.w_log, direct.b[p] ? direct.b[p]->p : nullptr};
     const bool first = i == 0, last = i == P - 1;
+    const NttCosetFirst cf = first ? coset.cf : NttCosetFirst{};
     if (dit)
-      ntt_pass<true><<<unsigned(blocks), threads, smem, s>>>(data, lg_n, t, lg_s, g_log, tw, f, pre.sc, post.sc, first,
-                                                              last);
+      ntt_pass<true><<<unsigned(blocks), threads, smem, s>>>(data, lg_n, t, lg_s, g_log, tw, f, pre.sc, post.sc, cf,
+                                                              first, last);
     else
-      ntt_pass<false><<<unsigned(blocks), threads, smem, s>>>(data, lg_n, t, lg_s, g_log, tw, f, pre.sc, post.sc, first,
-                                                               last);
+      ntt_pass<false><<<unsigned(blocks), threads, smem, s>>>(data, lg_n, t, lg_s, g_log, tw, f, pre.sc, post.sc, cf,
+                                                               first, last);
     SP_LAUNCHED("ntt_pass");
   }
 }
@@ -511,7 +606,7 @@ inline void ntt_run(Fr* data, int lg_n, const Fr& root, bool dit, cudaStream_t s
     return;
   }
   if (lg_n > 0) {  // the fused operations run in the first and last pass
-    ntt_run_legacy(data, lg_n, root, dit, s, tile_log, !o.no_direct_twiddles, o.fuse);
+    ntt_run_legacy(data, lg_n, root, dit, s, tile_log, !o.no_direct_twiddles, o.fuse, o.coset_g);
     return;
   }
   ntt_apply_unfused(data, lg_n, o.fuse.pre, s);
