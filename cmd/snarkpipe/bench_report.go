@@ -94,8 +94,8 @@ type partRow struct {
 	MSMB2     float64 `json:"msm_b2_s"`
 	Assemble  float64 `json:"assemble_s"`
 	Device    float64 `json:"device_s"` // the device call, end to end
-	// OOMRetries: the device call ran out of device memory once and ran again (its
-	// stage times are the second run's; Device includes both).
+	// OOMRetries: the device call ran out of device memory once and ran again, whole or
+	// its side-stream stages (the stage times are the second run's; Device includes both).
 	OOMRetries int     `json:"oom_retries,omitempty"`
 	Verify     float64 `json:"verify_s"`
 	Total      float64 `json:"total_s"` // submitted → verified
@@ -311,7 +311,7 @@ func (r *benchResult) writeSummary(w io.Writer) {
 			i, fmtBytes(r.Memory.GPUUsed[i]), fmtBytes(r.Memory.GPUTotal[i]), fmtBytes(r.ProvingMem.GPUUsed[i]))
 	}
 	if n := r.oomRetried(); n > 0 {
-		fmt.Fprintf(w, "  out-of-memory retries %d of %d partitions ran out of device memory and ran again (device time includes the failed run)\n",
+		fmt.Fprintf(w, "  out-of-memory retries %d of %d partitions ran out of device memory and ran again, whole or their side-stream stages (device time includes the failed run)\n",
 			n, len(r.Rows))
 	}
 	for _, e := range r.Memory.GPUErrors {

@@ -100,8 +100,9 @@ type ResidentTimings struct {
 	// slower): a sign that device memory is short.
 	MSMRoundsDropped int
 	// OutOfMemoryRetries is 1 when the proof ran out of device memory, the backend trimmed
-	// its pools and ran it again (on one stream): the stage times are the last run's, and
-	// Total includes the failed one.
+	// its pools and ran it again (on one stream), or ran again on the proof's own stream
+	// the side-stream stages that ran out: the stage times are the last run's, and Total
+	// includes the failed one.
 	OutOfMemoryRetries int
 }
 

@@ -212,7 +212,7 @@ func (p *Pipeline) proveResident(worker string, dk *deviceKey, batch []*partitio
 				"worker", worker, "msms", tm.MSMRoundsDropped)
 		}
 		if tm.OutOfMemoryRetries > 0 && p.circuits.log != nil {
-			p.circuits.log.Warn("pipeline: device memory short: a proof ran out of device memory and was run again (slower proof)",
+			p.circuits.log.Warn("pipeline: device memory short: a proof ran out of device memory and ran again, whole or its side-stream stages (slower proof)",
 				"worker", worker)
 		}
 		part.t.Prover = groth16.Timings{Quotient: tm.Quotient, MSMH: tm.MSMH, MSML: tm.MSML, MSMA: tm.MSMA,

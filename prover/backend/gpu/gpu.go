@@ -106,13 +106,13 @@ type testHooks struct {
 	alloc     func(bytes uint64) error // runs before every allocation; an error fails it
 	free      func(p cuda.DevPtr)      // runs after every free
 	proofHeld func()                   // runs inside a resident proof, on its stream
-	sideStage func() error             // runs before a proof's side-stream stages; an error fails them
+	sideStage func(i int) error        // runs before a proof's i-th side-stream stage (L, B1, B2, A); an error fails it
 }
 
 // sideStageHook runs the sideStage test hook, if set.
-func (b *Backend) sideStageHook() error {
+func (b *Backend) sideStageHook(i int) error {
 	if b.hooks.sideStage != nil {
-		return b.hooks.sideStage()
+		return b.hooks.sideStage(i)
 	}
 	return nil
 }

@@ -307,37 +307,46 @@ func TestProofTrimsPoolsOnOutOfMemory(t *testing.T) {
 	second.prove(t, false)
 }
 
-// TestSideStreamOutOfMemoryKeepsShapeOnOneStream: a proof that runs out of device
-// memory while its side stream works is retried on one stream, and the shape's later
-// proofs start on one stream (no failed first attempt, no trim); a shape that never ran
-// out keeps its side stream. Every proof equals the CPU backend's.
-func TestSideStreamOutOfMemoryKeepsShapeOnOneStream(t *testing.T) {
+// TestSideStreamOutOfMemoryFinishesOnMainStream: when a side-stream stage (L, B1, B2 or
+// A) runs out of device memory, the proof does not fail and run again: that stage and the
+// side stages after it run on the proof's own stream after a trim, and the proof equals
+// the CPU backend's. The shape's later proofs start on one stream (no failed stage, no
+// trim); a shape that never ran out keeps its side stream.
+func TestSideStreamOutOfMemoryFinishesOnMainStream(t *testing.T) {
 	b := testBackend(t)
-	tight := newPoolCircuit(t, b, r1cstest.Random{Seed: 56, Constraints: 180, Inputs: 3})
-	roomy := newPoolCircuit(t, b, r1cstest.Random{Seed: 57, Constraints: 120, Inputs: 2})
-	if !tight.prove(t, false).SideStream {
-		t.Fatal("a proof with memory to spare did not use the side stream")
-	}
-	sides := 0
-	b.hooks.sideStage = func() error {
-		sides++
-		if sides == 1 {
-			return outOfMemory()
-		}
-		return nil
-	}
 	defer func() { b.hooks = testHooks{} }()
-	if tight.prove(t, false).SideStream {
-		t.Error("the retry after the side stream ran out of memory used the side stream")
+	for fail := 0; fail < 4; fail++ {
+		b.hooks = testHooks{}
+		pc := newPoolCircuit(t, b, r1cstest.Random{Seed: 56 + uint64(fail), Constraints: 180, Inputs: 3})
+		if !pc.prove(t, false).SideStream {
+			t.Fatal("a proof with memory to spare did not use the side stream")
+		}
+		var ran []int
+		b.hooks.sideStage = func(i int) error {
+			ran = append(ran, i)
+			if i == fail {
+				return outOfMemory()
+			}
+			return nil
+		}
+		trims := b.trims.Load()
+		tm := pc.prove(t, false)
+		if !tm.SideStream || tm.OutOfMemoryRetries != 1 || b.trims.Load() != trims+1 || !pc.dev.oneStream.Load() {
+			t.Fatalf("side stage %d out of memory: side stream %v, %d retries, %d trims, shape on one stream %v; want true, 1, 1, true",
+				fail, tm.SideStream, tm.OutOfMemoryRetries, b.trims.Load()-trims, pc.dev.oneStream.Load())
+		}
+		if want := fail + 1; len(ran) != want {
+			t.Errorf("side stage %d out of memory: the side stream started %v, want stages 0..%d and no more", fail, ran, fail)
+		}
+		ran = nil
+		if tm := pc.prove(t, true); tm.SideStream || tm.OutOfMemoryRetries != 0 || b.trims.Load() != trims+1 || len(ran) != 0 {
+			t.Errorf("side stage %d: the shape's next proof used the side stream or ran out (%d trims, side stages %v), want one stream",
+				fail, b.trims.Load()-trims, ran)
+		}
 	}
-	if b.trims.Load() != 1 || !tight.dev.oneStream.Load() {
-		t.Fatalf("%d trims, shape on one stream %v; want 1 and true", b.trims.Load(), tight.dev.oneStream.Load())
-	}
-	if tm := tight.prove(t, true); tm.SideStream || tm.OutOfMemoryRetries != 0 || b.trims.Load() != 1 || sides != 1 {
-		t.Errorf("the shape's next proof: side stream or a retry (%d trims, %d side starts), want one stream at once",
-			b.trims.Load(), sides)
-	}
-	if !roomy.prove(t, false).SideStream || sides != 2 {
+	b.hooks = testHooks{}
+	roomy := newPoolCircuit(t, b, r1cstest.Random{Seed: 61, Constraints: 120, Inputs: 2})
+	if !roomy.prove(t, false).SideStream {
 		t.Error("another shape lost its side stream")
 	}
 }

@@ -251,6 +251,7 @@ func (b *Backend) proveResident(rs *residentShape, k backend.ResidentKey, upload
 		// stream too: on a device this full, every proof would fail its first attempt (a
 		// 32 GiB Window PoSt partition beside its key on an H200 took 12.6 s of device time
 		// for 6.6 s of stages, each proof by every sign a failed attempt and a retry).
+		// (A side stream that alone runs out of memory does not get here: finishSide.)
 		if retry && res.Timings.SideStream {
 			rs.oneStream.Store(true)
 		}
@@ -315,30 +316,84 @@ func (b *Backend) proveSteps(ctx cuda.Ctx, rs *residentShape, p *proofBufs, kb r
 	// it, B1 (which gathers the B scalars that B2 reads), B2 and A; nil: stop after L.
 	// The MSMs write disjoint results and buffers and read only z, h and the key.
 	after := make(chan []proofStage, 1)
-	done := make(chan error, 1)
-	go func() {
-		err := b.sideStageHook()
-		if err == nil {
-			err = runStages(side, msmL)
-		}
-		if more := <-after; err == nil {
-			err = runStages(side, more...)
-		}
-		done <- err
-	}()
-	sent := false
+	done := make(chan sideResult, 1)
+	go func() { done <- b.runSide(side, msmL, after) }()
+	sent, joined := false, false
 	defer func() { // before sA and sB are freed (defers run last-in first-out)
 		if !sent {
 			after <- nil
 		}
-		err = errors.Join(err, <-done)
+		if !joined {
+			err = errors.Join(err, (<-done).err)
+		}
 	}()
 	if err := runStages(ctx, quotient); err != nil {
 		return err
 	}
 	after <- []proofStage{msmB1, msmB2, msmA}
 	sent = true
-	return runStages(ctx, msmH)
+	if err := runStages(ctx, msmH); err != nil {
+		return err
+	}
+	r := <-done
+	joined = true
+	return b.finishSide(ctx, rs, tm, r)
+}
+
+// sideResult is what a proof's side stream did: err, its first error, and left, the
+// stages it did not finish, the failed one first.
+type sideResult struct {
+	err  error
+	left []proofStage
+}
+
+// runSide runs the side stream's stages: first, then those that arrive on after (nil:
+// none). After a failure it runs nothing more and lists the rest in left.
+func (b *Backend) runSide(side cuda.Ctx, first proofStage, after <-chan []proofStage) sideResult {
+	r := b.runSideStages(side, 0, first)
+	more := <-after
+	if r.err != nil {
+		r.left = append(r.left, more...)
+		return r
+	}
+	return b.runSideStages(side, 1, more...)
+}
+
+// runSideStages runs steps in order on the side stream, steps[0] being the proof's i-th
+// side stage (the test hook runs before each).
+func (b *Backend) runSideStages(side cuda.Ctx, i int, steps ...proofStage) sideResult {
+	for k, st := range steps {
+		err := b.sideStageHook(i + k)
+		if err == nil {
+			err = runStages(side, st)
+		}
+		if err != nil {
+			return sideResult{err, steps[k:]}
+		}
+	}
+	return sideResult{}
+}
+
+// finishSide ends a proof whose main-stream stages are done. When the side stream ran
+// out of device memory, its unfinished stages run on the proof's own stream, after a
+// trim (the H MSM's scratch is free by then), instead of failing the proof and running it
+// all again: on a 32 GiB Window PoSt partition that rerun cost about 6 s of device time
+// (docs/BENCHMARKS.md). The shape's later proofs keep to one stream (oneStream), and
+// OutOfMemoryRetries counts the recovery. Other side-stream errors fail the proof.
+func (b *Backend) finishSide(ctx cuda.Ctx, rs *residentShape, tm *backend.ResidentTimings, r sideResult) error {
+	if r.err == nil {
+		return nil
+	}
+	if !isOutOfMemory(r.err) {
+		return r.err
+	}
+	rs.oneStream.Store(true)
+	tm.OutOfMemoryRetries++
+	b.trims.Add(1)
+	if _, err := b.trimPools(ctx, rs); err != nil {
+		return errors.Join(r.err, err)
+	}
+	return runStages(ctx, r.left...)
 }
 
 // proofStage is one stage of a resident proof: f runs it on a context, d gets its time.
