@@ -86,8 +86,12 @@ type Backend struct {
 	// poolMu guards the loaded shapes and their proof pools (pool.go).
 	poolMu sync.Mutex
 	shapes map[*residentShape]struct{} // loaded and not closed: the owners of proof pools
-	trims  atomic.Uint64               // pool trims after an out-of-memory failure
-	pooled atomic.Uint64               // device bytes held by proof pools
+	// oneStream: the sizes of the shapes that ran out of device memory with the side
+	// stream (residentShape.oneStream); a shape of those sizes loaded again, after a
+	// swap of keys for instance, starts on one stream.
+	oneStream map[shapeSizes]bool
+	trims     atomic.Uint64 // pool trims after an out-of-memory failure
+	pooled    atomic.Uint64 // device bytes held by proof pools
 
 	domainsMu sync.Mutex
 	domains   map[int]*quotientConsts
@@ -144,7 +148,8 @@ func New(cfg Config) (*Backend, error) {
 		return nil, err
 	}
 	b := &Backend{lib: lib, info: info, device: cfg.Device, window: uint32(cfg.WindowBits), ctx: ctx,
-		domains: make(map[int]*quotientConsts), shapes: make(map[*residentShape]struct{})}
+		domains: make(map[int]*quotientConsts), shapes: make(map[*residentShape]struct{}),
+		oneStream: make(map[shapeSizes]bool)}
 	if err := b.newProofStreams(max(cfg.ProofStreams, 1), !cfg.SerialMSMs); err != nil {
 		_ = lib.FreeCtx(ctx)
 		return nil, err

@@ -311,7 +311,8 @@ func TestProofTrimsPoolsOnOutOfMemory(t *testing.T) {
 // A) runs out of device memory, the proof does not fail and run again: that stage and the
 // side stages after it run on the proof's own stream after a trim, and the proof equals
 // the CPU backend's. The shape's later proofs start on one stream (no failed stage, no
-// trim); a shape that never ran out keeps its side stream.
+// trim), and so does a shape of the same sizes loaded again; a shape of other sizes keeps
+// its side stream.
 func TestSideStreamOutOfMemoryFinishesOnMainStream(t *testing.T) {
 	b := testBackend(t)
 	defer func() { b.hooks = testHooks{} }()
@@ -345,6 +346,10 @@ func TestSideStreamOutOfMemoryFinishesOnMainStream(t *testing.T) {
 		}
 	}
 	b.hooks = testHooks{}
+	again := newPoolCircuit(t, b, r1cstest.Random{Seed: 56, Constraints: 180, Inputs: 3})
+	if tm := again.prove(t, false); tm.SideStream || !again.dev.oneStream.Load() {
+		t.Error("a shape loaded again with the sizes of one that ran out used the side stream")
+	}
 	roomy := newPoolCircuit(t, b, r1cstest.Random{Seed: 61, Constraints: 120, Inputs: 2})
 	if !roomy.prove(t, false).SideStream {
 		t.Error("another shape lost its side stream")

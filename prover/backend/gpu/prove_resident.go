@@ -253,7 +253,7 @@ func (b *Backend) proveResident(rs *residentShape, k backend.ResidentKey, upload
 		// for 6.6 s of stages, each proof by every sign a failed attempt and a retry).
 		// (A side stream that alone runs out of memory does not get here: finishSide.)
 		if retry && res.Timings.SideStream {
-			rs.oneStream.Store(true)
+			rs.keepOneStream()
 		}
 		return b.proveSteps(ctx, rs, p, kb, upload, &res, !retry && !rs.oneStream.Load())
 	})
@@ -378,7 +378,7 @@ func (b *Backend) runSideStages(side cuda.Ctx, i int, steps ...proofStage) sideR
 // out of device memory, its unfinished stages run on the proof's own stream, after a
 // trim (the H MSM's scratch is free by then), instead of failing the proof and running it
 // all again: on a 32 GiB Window PoSt partition that rerun cost about 6 s of device time
-// (docs/BENCHMARKS.md). The shape's later proofs keep to one stream (oneStream), and
+// (docs/BENCHMARKS.md). The shape's later proofs keep to one stream (keepOneStream), and
 // OutOfMemoryRetries counts the recovery. Other side-stream errors fail the proof.
 func (b *Backend) finishSide(ctx cuda.Ctx, rs *residentShape, tm *backend.ResidentTimings, r sideResult) error {
 	if r.err == nil {
@@ -387,7 +387,7 @@ func (b *Backend) finishSide(ctx cuda.Ctx, rs *residentShape, tm *backend.Reside
 	if !isOutOfMemory(r.err) {
 		return r.err
 	}
-	rs.oneStream.Store(true)
+	rs.keepOneStream()
 	tm.OutOfMemoryRetries++
 	b.trims.Add(1)
 	if _, err := b.trimPools(ctx, rs); err != nil {

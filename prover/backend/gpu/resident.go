@@ -35,10 +35,26 @@ type residentShape struct {
 	pool      proofPool     // under b.poolMu (pool.go)
 	poolBytes atomic.Uint64 // pool.bytes, readable without b.poolMu
 
-	// oneStream: a proof of this shape ran out of device memory while its side stream
-	// was working (proveResident), so later proofs of the shape keep to one stream
-	// rather than fail a first attempt each time.
+	// oneStream: a proof of this shape, or of an earlier shape of the same sizes, ran out
+	// of device memory while its side stream was working (proveResident), so later
+	// proofs of the shape keep to one stream rather than fail a first attempt each time.
 	oneStream atomic.Bool
+}
+
+// shapeSizes are the sizes that set a resident shape's device memory per proof: its
+// buffer set and the lengths of its five MSMs.
+type shapeSizes struct{ inputs, aux, rows, domain, nA, nB int }
+
+func (rs *residentShape) sizes() shapeSizes {
+	return shapeSizes{rs.inputs, rs.aux, rs.rows, rs.domain, rs.nA, rs.nB}
+}
+
+// keepOneStream puts rs, and the shapes of its sizes loaded later, on one stream.
+func (rs *residentShape) keepOneStream() {
+	rs.oneStream.Store(true)
+	rs.b.poolMu.Lock()
+	rs.b.oneStream[rs.sizes()] = true
+	rs.b.poolMu.Unlock()
 }
 
 // LoadShape uploads s (see backend.ShapeEvaluator). It checks every column and
@@ -55,6 +71,7 @@ func (b *Backend) LoadShape(s *r1cs.Shape) (backend.ResidentShape, error) {
 		nA: len(idxA), nB: len(idxB)}
 	b.poolMu.Lock()
 	b.shapes[rs] = struct{}{} // from here on Close unregisters it
+	rs.oneStream.Store(b.oneStream[rs.sizes()])
 	b.poolMu.Unlock()
 	err := b.call(func(ctx cuda.Ctx) error {
 		return b.retryOnOOM(ctx, rs, func() error { return rs.upload(ctx, s, idxA, idxB) })
