@@ -110,13 +110,16 @@ type testHooks struct {
 	alloc     func(bytes uint64) error // runs before every allocation; an error fails it
 	free      func(p cuda.DevPtr)      // runs after every free
 	proofHeld func()                   // runs inside a resident proof, on its stream
-	sideStage func(i int) error        // runs before a proof's i-th side-stream stage (L, B1, B2, A); an error fails it
+	// stage runs before each stage of a resident proof ("upload", "eval", "quotient", "H",
+	// "L", "A", "B1", "B2"), side telling whether it runs on the side stream; an error
+	// fails the stage.
+	stage func(name string, side bool) error
 }
 
-// sideStageHook runs the sideStage test hook, if set.
-func (b *Backend) sideStageHook(i int) error {
-	if b.hooks.sideStage != nil {
-		return b.hooks.sideStage(i)
+// stageHook runs the stage test hook, if set.
+func (b *Backend) stageHook(name string, side bool) error {
+	if b.hooks.stage != nil {
+		return b.hooks.stage(name, side)
 	}
 	return nil
 }

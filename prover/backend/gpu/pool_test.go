@@ -307,25 +307,32 @@ func TestProofTrimsPoolsOnOutOfMemory(t *testing.T) {
 	second.prove(t, false)
 }
 
-// TestSideStreamOutOfMemoryFinishesOnMainStream: when a side-stream stage (L, B1, B2 or
-// A) runs out of device memory, the proof does not fail and run again: that stage and the
-// side stages after it run on the proof's own stream after a trim, and the proof equals
-// the CPU backend's. The shape's later proofs start on one stream (no failed stage, no
-// trim), and so does a shape of the same sizes loaded again; a shape of other sizes keeps
-// its side stream.
+// TestSideStreamOutOfMemoryFinishesOnMainStream: when the H MSM or a side-stream stage
+// (L, B1, B2, A) runs out of device memory, the proof does not run again from the start:
+// that stage and the side stages after it run on the proof's own stream after a trim, and
+// the proof equals the CPU backend's. The shape's later proofs start on one stream (no
+// failed stage, no trim), and so does a shape of the same sizes loaded again; a shape of
+// other sizes keeps its side stream. An out-of-memory quotient still runs the proof again.
 func TestSideStreamOutOfMemoryFinishesOnMainStream(t *testing.T) {
 	b := testBackend(t)
 	defer func() { b.hooks = testHooks{} }()
-	for fail := 0; fail < 4; fail++ {
+	sideOrder := []string{"L", "B1", "B2", "A"}
+	for k, fail := range []string{"L", "B1", "B2", "A", "H"} {
 		b.hooks = testHooks{}
-		pc := newPoolCircuit(t, b, r1cstest.Random{Seed: 56 + uint64(fail), Constraints: 180, Inputs: 3})
+		pc := newPoolCircuit(t, b, r1cstest.Random{Seed: 56 + uint64(k), Constraints: 180, Inputs: 3})
 		if !pc.prove(t, false).SideStream {
 			t.Fatal("a proof with memory to spare did not use the side stream")
 		}
-		var ran []int
-		b.hooks.sideStage = func(i int) error {
-			ran = append(ran, i)
-			if i == fail {
+		var onSide, onMain []string
+		failed := false
+		b.hooks.stage = func(name string, side bool) error {
+			if side {
+				onSide = append(onSide, name)
+			} else {
+				onMain = append(onMain, name)
+			}
+			if name == fail && !failed {
+				failed = true
 				return outOfMemory()
 			}
 			return nil
@@ -333,16 +340,29 @@ func TestSideStreamOutOfMemoryFinishesOnMainStream(t *testing.T) {
 		trims := b.trims.Load()
 		tm := pc.prove(t, false)
 		if !tm.SideStream || tm.OutOfMemoryRetries != 1 || b.trims.Load() != trims+1 || !pc.dev.oneStream.Load() {
-			t.Fatalf("side stage %d out of memory: side stream %v, %d retries, %d trims, shape on one stream %v; want true, 1, 1, true",
+			t.Fatalf("%s out of memory: side stream %v, %d retries, %d trims, shape on one stream %v; want true, 1, 1, true",
 				fail, tm.SideStream, tm.OutOfMemoryRetries, b.trims.Load()-trims, pc.dev.oneStream.Load())
 		}
-		if want := fail + 1; len(ran) != want {
-			t.Errorf("side stage %d out of memory: the side stream started %v, want stages 0..%d and no more", fail, ran, fail)
+		// The side stream stops at the failed stage; the proof's own stream runs the
+		// stages up to H once, then H again if it failed, then the side stages left.
+		wantSide := sideOrder
+		if i := slices.Index(sideOrder, fail); i >= 0 {
+			wantSide = sideOrder[:i+1]
 		}
-		ran = nil
-		if tm := pc.prove(t, true); tm.SideStream || tm.OutOfMemoryRetries != 0 || b.trims.Load() != trims+1 || len(ran) != 0 {
-			t.Errorf("side stage %d: the shape's next proof used the side stream or ran out (%d trims, side stages %v), want one stream",
-				fail, b.trims.Load()-trims, ran)
+		wantMain := []string{"upload", "eval", "quotient", "H"}
+		if fail == "H" {
+			wantMain = append(wantMain, "H")
+		} else {
+			wantMain = append(wantMain, sideOrder[len(wantSide)-1:]...)
+		}
+		if !slices.Equal(onSide, wantSide) || !slices.Equal(onMain, wantMain) {
+			t.Errorf("%s out of memory: stages on the side stream %v, on the proof's stream %v; want %v and %v",
+				fail, onSide, onMain, wantSide, wantMain)
+		}
+		onSide, onMain = nil, nil
+		if tm := pc.prove(t, true); tm.SideStream || tm.OutOfMemoryRetries != 0 || b.trims.Load() != trims+1 || len(onSide) != 0 {
+			t.Errorf("%s: the shape's next proof used the side stream or ran out (%d trims, side stages %v), want one stream",
+				fail, b.trims.Load()-trims, onSide)
 		}
 	}
 	b.hooks = testHooks{}
@@ -352,7 +372,19 @@ func TestSideStreamOutOfMemoryFinishesOnMainStream(t *testing.T) {
 	}
 	roomy := newPoolCircuit(t, b, r1cstest.Random{Seed: 61, Constraints: 120, Inputs: 2})
 	if !roomy.prove(t, false).SideStream {
-		t.Error("another shape lost its side stream")
+		t.Fatal("another shape lost its side stream")
+	}
+	quotientOOM := false
+	b.hooks.stage = func(name string, side bool) error {
+		if name == "quotient" && !quotientOOM {
+			quotientOOM = true
+			return outOfMemory()
+		}
+		return nil
+	}
+	if tm := roomy.prove(t, false); tm.SideStream || tm.OutOfMemoryRetries != 1 || !roomy.dev.oneStream.Load() {
+		t.Errorf("quotient out of memory: side stream %v, %d retries, shape on one stream %v; want a run again on one stream",
+			tm.SideStream, tm.OutOfMemoryRetries, roomy.dev.oneStream.Load())
 	}
 }
 

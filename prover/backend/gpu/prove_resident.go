@@ -251,7 +251,8 @@ func (b *Backend) proveResident(rs *residentShape, k backend.ResidentKey, upload
 		// stream too: on a device this full, every proof would fail its first attempt (a
 		// 32 GiB Window PoSt partition beside its key on an H200 took 12.6 s of device time
 		// for 6.6 s of stages, each proof by every sign a failed attempt and a retry).
-		// (A side stream that alone runs out of memory does not get here: finishSide.)
+		// (Only the stages up to the quotient get here: an H MSM or a side-stream stage
+		// that runs out of memory runs again on its own, finishSide.)
 		if retry && res.Timings.SideStream {
 			rs.keepOneStream()
 		}
@@ -270,10 +271,10 @@ func (b *Backend) proveResident(rs *residentShape, k backend.ResidentKey, upload
 func (b *Backend) proveSteps(ctx cuda.Ctx, rs *residentShape, p *proofBufs, kb residentBases, upload func(ctx cuda.Ctx, p *proofBufs) error, res *backend.ResidentResults, sideOK bool) (err error) {
 	tm := &res.Timings
 	tm.SideStream = false
-	quotient := proofStage{&tm.Quotient, func(c cuda.Ctx) error { return b.quotient(c, rs, p) }}
-	if err := runStages(ctx,
-		proofStage{&tm.Upload, func(c cuda.Ctx) error { return upload(c, p) }},
-		proofStage{&tm.Eval, func(c cuda.Ctx) error { return b.evalRows(c, rs, p) }}); err != nil {
+	quotient := proofStage{"quotient", &tm.Quotient, func(c cuda.Ctx) error { return b.quotient(c, rs, p) }}
+	if err := b.runStages(ctx,
+		proofStage{"upload", &tm.Upload, func(c cuda.Ctx) error { return upload(c, p) }},
+		proofStage{"eval", &tm.Eval, func(c cuda.Ctx) error { return b.evalRows(c, rs, p) }}); err != nil {
 		return err
 	}
 	// b and c are free after the quotient: they take the gathered A and B scalars when
@@ -297,11 +298,11 @@ func (b *Backend) proveSteps(ctx cuda.Ctx, rs *residentShape, p *proofBufs, kb r
 		*out, err = b.msmG1On(c, bases, dst, n)
 		return err
 	}
-	msmH := proofStage{&tm.MSMH, func(c cuda.Ctx) (err error) { res.H, err = b.msmG1On(c, kb.h, p.a, rs.domain-1); return }}
-	msmL := proofStage{&tm.MSML, func(c cuda.Ctx) (err error) { res.L, err = b.msmG1On(c, kb.l, auxZ, rs.aux); return }}
-	msmA := proofStage{&tm.MSMA, func(c cuda.Ctx) error { return gatherMSM(c, rs.idxA, rs.nA, sA, kb.a, &res.A) }}
-	msmB1 := proofStage{&tm.MSMB1, func(c cuda.Ctx) error { return gatherMSM(c, rs.idxB, rs.nB, sB, kb.bg1, &res.B1) }}
-	msmB2 := proofStage{&tm.MSMB2, func(c cuda.Ctx) (err error) { res.B2, err = b.msmG2On(c, kb.bg2, sB, rs.nB); return }}
+	msmH := proofStage{"H", &tm.MSMH, func(c cuda.Ctx) (err error) { res.H, err = b.msmG1On(c, kb.h, p.a, rs.domain-1); return }}
+	msmL := proofStage{"L", &tm.MSML, func(c cuda.Ctx) (err error) { res.L, err = b.msmG1On(c, kb.l, auxZ, rs.aux); return }}
+	msmA := proofStage{"A", &tm.MSMA, func(c cuda.Ctx) error { return gatherMSM(c, rs.idxA, rs.nA, sA, kb.a, &res.A) }}
+	msmB1 := proofStage{"B1", &tm.MSMB1, func(c cuda.Ctx) error { return gatherMSM(c, rs.idxB, rs.nB, sB, kb.bg1, &res.B1) }}
+	msmB2 := proofStage{"B2", &tm.MSMB2, func(c cuda.Ctx) (err error) { res.B2, err = b.msmG2On(c, kb.bg2, sB, rs.nB); return }}
 	side := b.sideOf(ctx)
 	if !sideOK {
 		side = 0
@@ -309,7 +310,7 @@ func (b *Backend) proveSteps(ctx cuda.Ctx, rs *residentShape, p *proofBufs, kb r
 	stats := newDroppedRounds(b.lib, ctx, side)
 	defer stats.report(tm)
 	if side == 0 {
-		return runStages(ctx, quotient, msmH, msmL, msmA, msmB1, msmB2)
+		return b.runStages(ctx, quotient, msmH, msmL, msmA, msmB1, msmB2)
 	}
 	tm.SideStream = true
 	// The side stream: L at once, then, once the quotient has left b and c (sA, sB) to
@@ -327,16 +328,21 @@ func (b *Backend) proveSteps(ctx cuda.Ctx, rs *residentShape, p *proofBufs, kb r
 			err = errors.Join(err, (<-done).err)
 		}
 	}()
-	if err := runStages(ctx, quotient); err != nil {
-		return err
+	if err := b.runStages(ctx, quotient); err != nil {
+		return err // a and b half transformed: onPool's retry runs the proof again
 	}
 	after <- []proofStage{msmB1, msmB2, msmA}
 	sent = true
-	if err := runStages(ctx, msmH); err != nil {
-		return err
-	}
+	hErr := b.runStages(ctx, msmH)
 	r := <-done
 	joined = true
+	if hErr != nil { // the H MSM reads h and writes only its own scratch: it can run again
+		if !isOutOfMemory(hErr) || (r.err != nil && !isOutOfMemory(r.err)) {
+			return errors.Join(hErr, r.err)
+		}
+		r.err = errors.Join(hErr, r.err)
+		r.left = append([]proofStage{msmH}, r.left...)
+	}
 	return b.finishSide(ctx, rs, tm, r)
 }
 
@@ -350,36 +356,33 @@ type sideResult struct {
 // runSide runs the side stream's stages: first, then those that arrive on after (nil:
 // none). After a failure it runs nothing more and lists the rest in left.
 func (b *Backend) runSide(side cuda.Ctx, first proofStage, after <-chan []proofStage) sideResult {
-	r := b.runSideStages(side, 0, first)
+	r := b.runSideStages(side, first)
 	more := <-after
 	if r.err != nil {
 		r.left = append(r.left, more...)
 		return r
 	}
-	return b.runSideStages(side, 1, more...)
+	return b.runSideStages(side, more...)
 }
 
-// runSideStages runs steps in order on the side stream, steps[0] being the proof's i-th
-// side stage (the test hook runs before each).
-func (b *Backend) runSideStages(side cuda.Ctx, i int, steps ...proofStage) sideResult {
+// runSideStages runs steps in order on the side stream; after a failure, left holds the
+// failed step and those after it.
+func (b *Backend) runSideStages(side cuda.Ctx, steps ...proofStage) sideResult {
 	for k, st := range steps {
-		err := b.sideStageHook(i + k)
-		if err == nil {
-			err = runStages(side, st)
-		}
-		if err != nil {
+		if err := b.runStagesOn(side, true, st); err != nil {
 			return sideResult{err, steps[k:]}
 		}
 	}
 	return sideResult{}
 }
 
-// finishSide ends a proof whose main-stream stages are done. When the side stream ran
-// out of device memory, its unfinished stages run on the proof's own stream, after a
-// trim (the H MSM's scratch is free by then), instead of failing the proof and running it
-// all again: on a 32 GiB Window PoSt partition that rerun cost about 6 s of device time
-// (docs/BENCHMARKS.md). The shape's later proofs keep to one stream (keepOneStream), and
-// OutOfMemoryRetries counts the recovery. Other side-stream errors fail the proof.
+// finishSide ends a proof whose side stream has stopped. When the H MSM or a side-stream
+// stage ran out of device memory, the stages left (H first, then the side stream's from
+// the failed one on) run on the proof's own stream after a trim, instead of failing the
+// proof and running it all again (onPool's retry): on a 32 GiB Window PoSt partition that
+// rerun cost about 6 s of device time (docs/BENCHMARKS.md). The shape's later proofs keep
+// to one stream (keepOneStream), and OutOfMemoryRetries counts the recovery. Other errors
+// fail the proof.
 func (b *Backend) finishSide(ctx cuda.Ctx, rs *residentShape, tm *backend.ResidentTimings, r sideResult) error {
 	if r.err == nil {
 		return nil
@@ -393,20 +396,29 @@ func (b *Backend) finishSide(ctx cuda.Ctx, rs *residentShape, tm *backend.Reside
 	if _, err := b.trimPools(ctx, rs); err != nil {
 		return errors.Join(r.err, err)
 	}
-	return runStages(ctx, r.left...)
+	return b.runStages(ctx, r.left...)
 }
 
 // proofStage is one stage of a resident proof: f runs it on a context, d gets its time.
 type proofStage struct {
-	d *time.Duration
-	f func(c cuda.Ctx) error
+	name string // for the test hook
+	d    *time.Duration
+	f    func(c cuda.Ctx) error
 }
 
-// runStages runs steps in order on c and stops at the first error.
-func runStages(c cuda.Ctx, steps ...proofStage) error {
+// runStages runs steps in order on c, a proof stream, and stops at the first error.
+func (b *Backend) runStages(c cuda.Ctx, steps ...proofStage) error {
+	return b.runStagesOn(c, false, steps...)
+}
+
+// runStagesOn is runStages on a proof stream or (side) its side context.
+func (b *Backend) runStagesOn(c cuda.Ctx, side bool, steps ...proofStage) error {
 	for _, st := range steps {
 		t := time.Now()
-		err := st.f(c)
+		err := b.stageHook(st.name, side)
+		if err == nil {
+			err = st.f(c)
+		}
 		*st.d = time.Since(t)
 		if err != nil {
 			return err
