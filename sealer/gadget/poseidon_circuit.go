@@ -84,7 +84,9 @@ type poseidonReplay struct {
 var poseidonReplayPool = sync.Pool{New: func() any { return new(poseidonReplay) }}
 
 // run replays t for preimage: the values come from the native trace (WitnessAux), the
-// rows from the template with slots mapped to real variables.
+// rows from the template with slots mapped to real variables. A values-only system gets
+// the allocations alone: mapping the rows' sides was a third of a 32 GiB Window PoSt
+// witness fill (pprof, sealer/post).
 func (r *poseidonReplay) run(cs r1cs.ConstraintSystem, c *PoseidonConstants, t *poseidonTemplate, preimage []AllocatedNum) (AllocatedNum, error) {
 	if cap(r.vars) < t.numAux {
 		r.vars = make([]r1cs.Variable, t.numAux)
@@ -97,10 +99,13 @@ func (r *poseidonReplay) run(cs r1cs.ConstraintSystem, c *PoseidonConstants, t *
 	if err != nil {
 		return AllocatedNum{}, err
 	}
+	rows := wantsRows(cs)
 	for i := range t.rows {
 		row := &t.rows[i]
 		r.vars[row.defined] = cs.Alloc(r.vals[row.defined])
-
+		if !rows {
+			continue
+		}
 		r.a = r.mapLC(r.a[:0], row.a)
 		r.b = r.mapLC(r.b[:0], row.b)
 		r.c = r.mapLC(r.c[:0], row.cRest)

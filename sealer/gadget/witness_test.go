@@ -105,8 +105,8 @@ func (v *valuesCS) Push(string)                                  {}
 func (v *valuesCS) Pop()                                         {}
 
 // A values-only system gets the same assignment, in the same order, as the witness
-// builder. The gadgets of this file set emit no rows into it (the Poseidon circuit does
-// not look at ValuesOnly yet, so the check runs on the SHA-256 part alone).
+// builder, and no rows: neither from the SHA-256 gadgets nor from a Merkle path of
+// Poseidon hashes.
 func TestValuesOnlyAssignment(t *testing.T) {
 	shaOnly := &valuesCS{inputs: []fr.Element{r1cs.CoeffOne()}}
 	if _, err := Sha256NodeCircuit(shaOnly, AllocNum(shaOnly, randFr()), AllocNum(shaOnly, randFr())); err != nil {
@@ -122,6 +122,9 @@ func TestValuesOnlyAssignment(t *testing.T) {
 	build(w)
 	v := &valuesCS{inputs: []fr.Element{r1cs.CoeffOne()}}
 	build(v)
+	if v.enforced != 0 || len(w.Aux) == 0 {
+		t.Fatalf("values-only system received %d rows (the witness builder %d aux)", v.enforced, len(w.Aux))
+	}
 	if len(v.aux) != len(w.Aux) || len(v.inputs) != len(w.Inputs) {
 		t.Fatalf("values-only sizes %d/%d, witness %d/%d", len(v.aux), len(v.inputs), len(w.Aux), len(w.Inputs))
 	}
