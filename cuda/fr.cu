@@ -4,6 +4,7 @@
 
 #include "gen.cuh"
 #include "ntt.cuh"
+#include "quotient.cuh"
 
 using namespace snarkpipe;
 
