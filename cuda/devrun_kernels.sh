@@ -39,9 +39,15 @@ if [ "${BUILD_B:-1}" = 1 ]; then
 else
   echo 1 >"$O/buildB.rc"
 fi
+# FLAGS_C: a third build (NTT rows only), e.g. a second candidate against the same B.
+if [ -n "${FLAGS_C:-}" ]; then
+  (SP_BUILD_DIR=$ROOT/cuda/build/c SP_UNITS="context fr g1 g2" timeout ${BUILD_TO:-170} sh cuda/build.sh \
+    $FLAGS_C >"$O/buildC.log" 2>&1; echo $? >"$O/buildC.rc") &
+fi
 wait
 cp cuda/build/resources.txt "$O/resA.txt" 2>/dev/null
 cp cuda/build/fullcarry/resources.txt "$O/resB.txt" 2>/dev/null
+cp cuda/build/c/resources.txt "$O/resC.txt" 2>/dev/null
 for u in context fr g1 g2; do cp cuda/build/$u.log "$O/ptxasA_$u.log" 2>/dev/null; cp cuda/build/fullcarry/$u.log "$O/ptxasB_$u.log" 2>/dev/null; done
 RA=$(cat "$O/buildA.rc"); RB=$(cat "$O/buildB.rc")
 el "build A rc=$RA, B rc=$RB"
@@ -104,11 +110,17 @@ if [ "$RB" = 0 ] && [ "$LIBA" != "$LIBB" ]; then
     -gpubench.min ${MINB:-27,25,27} -gpubench.g1max ${G1MAX:-27} -gpubench.g2max ${G2MAX:-25} -gpubench.nttmax ${NTTMAX:-27} -gpubench.g1tune "" -gpubench.g2tune "" >"$O/benchB.log" 2>&1
   echo "bench B rc=$?"
 fi
+if [ -n "${FLAGS_C:-}" ] && [ "$(cat "$O/buildC.rc")" = 0 ]; then
+  el "bench C: NTT"
+  timeout $(budget ${BENCHN_TO:-40}) $T -test.run TestBenchFull -gpubench -gpubench.compare -gpubench.lib "$ROOT/cuda/build/c/libsnarkpipe_cuda.so" \
+    -gpubench.min 10,10,${NTTMIN:-25} -gpubench.g1max 10 -gpubench.g2max 10 -gpubench.nttmax ${NTTMAX:-27} >"$O/benchC_ntt.log" 2>&1
+  echo "bench C ntt rc=$?"
+fi
 el "done"
 echo "=== resources (A)"
 grep -E "msm_segments|ntt_pass|mul_call|msm_bucket" "$O/resA.txt" | sed 's/_ZN9snarkpipe//' | cut -c1-150 | head -24
 echo "=== resources (B)"
-grep -E "msm_segments|mul_call" "$O/resB.txt" | sed 's/_ZN9snarkpipe//' | cut -c1-150 | head -8
+grep -E "msm_segments|mul_call|ntt_pass" "$O/resB.txt" | sed 's/_ZN9snarkpipe//' | cut -c1-150 | head -8
 echo "=== bench A"
 grep -E '^(ntt|device)' "$O/benchA_ntt.log"
 grep -E 'FAIL|Error|error' "$O/benchA_ntt.log" | head -5
@@ -116,5 +128,10 @@ grep -E '^(g1|g2|generated)|^  \(of' "$O/benchA.log"
 grep -E 'FAIL|Error|error' "$O/benchA.log" | head -5
 echo "=== ncu (first 2^27 G1 MSM, A)"
 head -16 "$O/ncu_summary.txt" 2>/dev/null
+if [ -n "${FLAGS_C:-}" ]; then
+  echo "=== bench C ($FLAGS_C)"
+  grep -E "ntt_pass" "$O/resC.txt" | sed 's/_ZN9snarkpipe//' | cut -c1-150 | head -4
+  grep -E '^ntt' "$O/benchC_ntt.log" 2>/dev/null
+fi
 echo "=== bench B (full-carry product)"
 grep -E '^(g1|g2|ntt)|^  \(of' "$O/benchB.log" 2>/dev/null

@@ -67,42 +67,98 @@ static __global__ void SP_NTT_PASS_BOUNDS ntt_pass(Fr* __restrict__ data, int lg
   NttTw* W = reinterpret_cast<NttTw*>(sm + tile);  // W[k] = ω_{2^t}^k
   const uint64_t S = uint64_t(1) << lg_s;
   // A pass of stride 1 (lg_s = 0) has its groups in adjacent runs of 2^t elements; a block
-  // takes G of them (tile_map), so that its lanes see the same tile shape as elsewhere.
+  // takes G of them, so that its lanes see the same tile shape as elsewhere.
   const bool runs = lg_s == 0;
   const uint64_t chunks = runs ? 1 : S >> g_log;
   const uint64_t gb = runs ? 0 : (blockIdx.x % chunks) << g_log;
   const uint64_t base = runs ? uint64_t(blockIdx.x) * tile : (blockIdx.x / chunks) * (S << t) + gb;
-  // tile_map: the m-th element of the block in memory order, as tile index k = e·G + gl
-  // (group gl, position e) and global index p. Consecutive m are consecutive addresses.
-  const auto tile_map = [&](uint32_t m, uint32_t& k, uint32_t& gl, uint32_t& e, uint64_t& p) {
+  // place: the global index of position e of the block's group gl. The tile holds it at
+  // k = e·G + gl. tile_map: the m-th element of the block in memory order (consecutive m
+  // are consecutive addresses) as (gl, e).
+  const auto place = [&](uint32_t gl, uint32_t e) {
+    return runs ? base + (uint64_t(gl) << t) + e : base + uint64_t(e) * S + gl;
+  };
+  const auto tile_map = [&](uint32_t m, uint32_t& gl, uint32_t& e) {
     if (runs) {
-      e = m & ((1u << t) - 1), gl = m >> t, p = base + m;
+      e = m & ((1u << t) - 1), gl = m >> t;
     } else {
-      gl = m & (G - 1), e = m >> g_log, p = base + uint64_t(e) * S + gl;
+      gl = m & (G - 1), e = m >> g_log;
     }
-    k = (e << g_log) | gl;
   };
   const NttTwPow tw = tws.tw;  // a copy: a reference into a kernel parameter can force local memory
   const int tw_shift = lg_n - lg_s - t;
 
-  for (uint32_t k = threadIdx.x; k < half_t; k += blockDim.x) W[k] = load_tw(tws.Wg + (k << (tws.w_log - t)));
-  for (uint32_t m = threadIdx.x; m < tile; m += blockDim.x) {
-    uint32_t k, gl, e;
-    uint64_t p;
-    tile_map(m, k, gl, e, p);
+  // load: element (gl, e) as the butterflies take it: the first pass's fused scalings, and
+  // for DIT the inter-pass twiddle before the butterflies.
+  const auto load = [&](uint32_t gl, uint32_t e) {
+    const uint64_t p = place(gl, e);
     Fr x = *reinterpret_cast<const Fr*>(data + p);
     if (first && f.pre.on) x = ntt_fuse_pre(f.pre, lg_n, uint32_t(p), x);
     if (first && pre.on) x = ntt_scale_tw(pre, lg_n, uint32_t(p), x);
     if (cf.on) x = A::mul(load_tw(cf.in + e), x);  // the first pass only
-    if (DIT && lg_s > 0) {  // the inter-pass twiddle before the butterflies
+    if (DIT && lg_s > 0) {
       const uint64_t y = (gb + gl) * bitrev(e, t);
       if (y) x = A::mul(tws.direct ? load_tw(tws.direct + y) : tw.at(y << tw_shift), x);
     }
-    sm[k] = x;
+    return x;
+  };
+  // store: element (gl, e) as the butterflies left it: for DIF the inter-pass twiddle
+  // after them, and the last pass's reduction and fused operations.
+  const auto store = [&](uint32_t gl, uint32_t e, Fr v) {
+    const uint64_t p = place(gl, e);
+    if (!DIT && lg_s > 0) {
+      const uint64_t col = gb + gl, y = col * bitrev(e, t);
+      if (cf.on ? col != 0 : y != 0) {
+        NttTw w;
+        if (cf.on)  // (g·ω_n^bitrev(e))^col, NttCosetFirst
+          w = ntt_tw_mul(load_tw(cf.lo + ((uint64_t(e) << cf.lb) | (col & ((1u << cf.lb) - 1)))),
+                         load_tw(cf.hi + ((uint64_t(e) << (lg_s - cf.lb)) | (col >> cf.lb))));
+        else
+          w = tws.direct ? load_tw(tws.direct + y) : tw.at(y << tw_shift);
+        v = A::mul(w, v);
+      }
+    }
+    if (last) {
+      v = A::out(v);
+      if (post.on) v = Fr::reduce_once(ntt_scale_tw(post, lg_n, uint32_t(p), v), 0);
+      if (f.post.on || f.qb) v = ntt_fuse_post(f, lg_n, uint32_t(p), v);
+    }
+    *reinterpret_cast<Fr*>(data + p) = v;
+  };
+  const uint32_t pairs = G << (t - 1);  // butterflies per stage
+
+  for (uint32_t k = threadIdx.x; k < half_t; k += blockDim.x) W[k] = load_tw(tws.Wg + (k << (tws.w_log - t)));
+#ifndef SP_NTT_NO_EDGE_FUSE
+  // The stage with L = 0 (twiddle 1 everywhere) is done on the way in (DIT: its first
+  // stage) or out (DIF: its last), on the pairs (2j, 2j + 1) of a group: one trip
+  // through shared memory and one barrier less per pass. -DSP_NTT_NO_EDGE_FUSE builds
+  // it as a stage of its own (comparisons).
+  constexpr bool fuse_in = DIT, fuse_out = !DIT;
+#else
+  constexpr bool fuse_in = false, fuse_out = false;
+#endif
+  if (fuse_in) {
+    for (uint32_t q = threadIdx.x; q < pairs; q += blockDim.x) {
+      const uint32_t gl = q & (G - 1), e0 = (q >> g_log) << 1;
+      const Fr a = load(gl, e0), b = load(gl, e0 + 1);
+      sm[e0 * G + gl] = A::add(a, b);
+      sm[(e0 + 1) * G + gl] = A::sub(a, b);
+    }
+  } else {
+    // Two elements per trip (tile >= 2·blockDim): both loads are in flight together.
+    for (uint32_t m = threadIdx.x; m < tile; m += 2 * blockDim.x) {
+      uint32_t gl0, e0, gl1, e1;
+      tile_map(m, gl0, e0);
+      tile_map(m + blockDim.x, gl1, e1);
+      const Fr x0 = load(gl0, e0), x1 = load(gl1, e1);
+      sm[e0 * G + gl0] = x0;
+      sm[e1 * G + gl1] = x1;
+    }
   }
   __syncthreads();
 
-  for (int u = 0; u < t; u++) {
+  const int u_begin = fuse_in ? 1 : 0, u_end = fuse_out ? t - 1 : t;
+  for (int u = u_begin; u < u_end; u++) {
     // A butterfly's twiddle is W[off·2^(t−1−L)], off = j mod 2^L (L: log2 of the half
     // size). Where the bits below off span a warp (hb >= 5), the butterflies are numbered
     // with off in the high bits, so a warp shares one twiddle (a broadcast read) and the
@@ -118,7 +174,7 @@ static __global__ void SP_NTT_PASS_BOUNDS ntt_pass(Fr* __restrict__ data, int lg
     const int hb = g_log >= 2 ? g_log + t - 1 - L : 0;
     const uint32_t skip_below = 1;  // off < skip_below: twiddle 1
 #endif
-    for (uint32_t q = threadIdx.x; q < (G << (t - 1)); q += blockDim.x) {
+    for (uint32_t q = threadIdx.x; q < pairs; q += blockDim.x) {
       const uint32_t gl = q & (G - 1);
       const uint32_t j = hb >= 5 ? (((q >> g_log) & ((1u << (t - 1 - L)) - 1)) << L) | (q >> hb) : q >> g_log;
       const uint32_t half = 1u << L, off = j & (half - 1);
@@ -138,29 +194,19 @@ static __global__ void SP_NTT_PASS_BOUNDS ntt_pass(Fr* __restrict__ data, int lg
     __syncthreads();
   }
 
-  for (uint32_t m = threadIdx.x; m < tile; m += blockDim.x) {
-    uint32_t k, gl, e;
-    uint64_t p;
-    tile_map(m, k, gl, e, p);
-    Fr v = sm[k];
-    if (!DIT && lg_s > 0) {
-      const uint64_t col = gb + gl, y = col * bitrev(e, t);
-      if (cf.on ? col != 0 : y != 0) {
-        NttTw w;
-        if (cf.on)  // (g·ω_n^bitrev(e))^col, NttCosetFirst
-          w = ntt_tw_mul(load_tw(cf.lo + ((uint64_t(e) << cf.lb) | (col & ((1u << cf.lb) - 1)))),
-                         load_tw(cf.hi + ((uint64_t(e) << (lg_s - cf.lb)) | (col >> cf.lb))));
-        else
-          w = tws.direct ? load_tw(tws.direct + y) : tw.at(y << tw_shift);
-        v = A::mul(w, v);
-      }
+  if (fuse_out) {
+    for (uint32_t q = threadIdx.x; q < pairs; q += blockDim.x) {
+      const uint32_t gl = q & (G - 1), e0 = (q >> g_log) << 1;
+      const Fr a = sm[e0 * G + gl], b = sm[(e0 + 1) * G + gl];
+      store(gl, e0, A::add(a, b));
+      store(gl, e0 + 1, A::sub(a, b));
     }
-    if (last) {
-      v = A::out(v);
-      if (post.on) v = Fr::reduce_once(ntt_scale_tw(post, lg_n, uint32_t(p), v), 0);
-      if (f.post.on || f.qb) v = ntt_fuse_post(f, lg_n, uint32_t(p), v);
+  } else {
+    for (uint32_t m = threadIdx.x; m < tile; m += blockDim.x) {
+      uint32_t gl, e;
+      tile_map(m, gl, e);
+      store(gl, e, sm[e * G + gl]);
     }
-    *reinterpret_cast<Fr*>(data + p) = v;
   }
 }
 
