@@ -12,7 +12,8 @@
 //             leave a partial sum (lo: the run holding the segment's first entry, hi: the
 //             run holding its last entry), so the work per thread is bounded whatever
 //             the bucket sizes.
-//   fixup     one thread per bucket crossing segments: hi[t0] + lo[t0+1..t1].
+//   chains    the partial sums of each run crossing segments, summed as a tree.
+//   fixup     one thread per bucket crossing segments: hi[t0] + the chain's sum.
 // Then every window's buckets are reduced with running sums over groups of L buckets
 // (Σ (j+1)·b_j), the groups combined with tree sums, and the window sums W_w returned; the
 // caller computes Σ 2^(w·c)·W_w (a few hundred doublings) on the host.
@@ -201,10 +202,70 @@ static __global__ void __launch_bounds__(kMsmSegThreads, MINB)
   msm_segments_body<F, false>(GatherSrc<F>{bases, vals}, keys, m, K, c, start, end, buckets, lo, hi);
 }
 
+// A bucket whose run crosses segment edges is summed by msm_fixup from the partial sums
+// the segments left: hi[t0] (the segment where the run starts) and lo[t0+1..t1] (one per
+// later segment). Runs of the same digit are long where a scalar value repeats: a Window
+// PoSt witness has values repeated ~500,000 times (Poseidon's first-round lanes), so in
+// every window one bucket gets all of them and its chain of lo partials runs to thousands:
+// thousands of dependent additions in one thread while the rest of the device idles
+// (docs/BENCHMARKS.md, "Long bucket runs"). The chains are therefore first summed as
+// trees, in place:
+// msm_chain_prep gives segment t its position r in its run's chain and the chain's length;
+// pass d (1, 2, 4, …) adds lo[t + d] into lo[t] where r ≡ 0 mod 2d, so lo[t0+1] ends with
+// the whole chain after log2(length) passes. -DSP_MSM_SERIAL_FIXUP builds the serial sum
+// (comparisons).
+struct MsmChain {
+  uint32_t r, len;  // len = 0: segment t holds no partial of a run that started before it
+};
+
+static __global__ void msm_chain_prep(const uint32_t* __restrict__ keys, uint32_t K, int c,
+                                      const uint32_t* __restrict__ start, const uint32_t* __restrict__ end,
+                                      uint32_t nseg, MsmChain* __restrict__ chain, uint32_t* __restrict__ max_len) {
+  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= nseg) return;
+  const uint32_t k = keys[size_t(t) * K];
+  MsmChain ch{0, 0};
+  if (k & ((1u << c) - 1)) {  // zero digits have no bucket
+    const uint32_t t0 = start[k] / K, t1 = (end[k] - 1) / K;
+    if (t > t0) {
+      ch = MsmChain{t - t0 - 1, t1 - t0};
+      if (t == t0 + 1) atomicMax(max_len, t1 - t0);
+    }
+  }
+  chain[t] = ch;
+}
+
+template <class F>
+static __global__ void msm_chain_pass(const MsmChain* __restrict__ chain, uint32_t nseg, uint32_t d,
+                                      const uint32_t* __restrict__ max_len, Xyzz<F>* lo) {
+  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= nseg || d >= *max_len) return;
+  const MsmChain ch = chain[t];
+  if (ch.len == 0 || (ch.r & (2 * d - 1)) != 0 || ch.r + d >= ch.len) return;
+  store16(lo + t, load16(lo + t).add(load16(lo + t + d)));
+}
+
+// msm_chain_tree sums every chain of lo partials of the m sorted entries' segments of K
+// (chain and max_len: scratch of ceil(m/K) entries and one word). Passes past the
+// longest chain return at once.
+template <class F>
+void msm_chain_tree(const uint32_t* keys, uint32_t m, uint32_t K, int c, const uint32_t* start, const uint32_t* end,
+                    MsmChain* chain, uint32_t* max_len, Xyzz<F>* lo, cudaStream_t s) {
+  const uint32_t nseg = (m + K - 1) / K;
+  SP_CUDA(cudaMemsetAsync(max_len, 0, sizeof(uint32_t), s));
+  msm_chain_prep<<<blocks_for(nseg, 256), 256, 0, s>>>(keys, K, c, start, end, nseg, chain, max_len);
+  SP_LAUNCHED("msm_chain_prep");
+  for (uint32_t d = 1; d < nseg; d <<= 1) {
+    msm_chain_pass<F><<<blocks_for(nseg, 128), 128, 0, s>>>(chain, nseg, d, max_len, lo);
+    SP_LAUNCHED("msm_chain_pass");
+  }
+}
+
+// msm_fixup: one thread per key. tree: the chains were summed by msm_chain_tree.
 template <class F>
 static __global__ void msm_fixup(uint32_t nkeys, uint32_t K, int c, const uint32_t* __restrict__ start,
                           const uint32_t* __restrict__ end, Xyzz<F>* buckets, const Xyzz<F>* __restrict__ lo,
-                          const Xyzz<F>* __restrict__ hi) {
+                          const Xyzz<F>* __restrict__ hi, bool tree) {
   const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= nkeys) return;
   const uint32_t maskc = (1u << c) - 1, B = 1u << (c - 1);
@@ -219,7 +280,11 @@ static __global__ void msm_fixup(uint32_t nkeys, uint32_t K, int c, const uint32
   const uint32_t t0 = rs / K, t1 = (re - 1) / K;
   if (t0 == t1) return;  // the run lies inside one segment, which wrote it
   Xyzz<F> acc = load16(hi + t0);
-  for (uint32_t t = t0 + 1; t <= t1; t++) acc = acc.add(load16(lo + t));
+  if (tree) {
+    acc = acc.add(load16(lo + t0 + 1));
+  } else {
+    for (uint32_t t = t0 + 1; t <= t1; t++) acc = acc.add(load16(lo + t));
+  }
   store16(slot, acc);
 }
 
@@ -553,6 +618,13 @@ void msm_run(snarkpipe_ctx* ctx, const Affine<F>* bases, const Fr* scalars, uint
     Buf<uint32_t> keys_in(mmax, s), vals_in(mmax, s), keys_out(mmax, s), vals_out(mmax, s);
     Buf<uint32_t> start(nkeys, s), end(nkeys, s);
     Buf<Xyzz<F>> lo(nseg_max, s), hi(nseg_max, s);
+#ifdef SP_MSM_SERIAL_FIXUP
+    constexpr bool tree = false;
+#else
+    constexpr bool tree = true;
+#endif
+    Buf<MsmChain> chain(tree ? nseg_max : 0, s);
+    Buf<uint32_t> max_len(1, s);
     MsmPairScratch<F> pairs;
     const uint32_t rounds = pairs.make(tu, mmax, nkeys, s);
     ctx->msm_calls++;
@@ -597,13 +669,15 @@ void msm_run(snarkpipe_ctx* ctx, const Affine<F>* bases, const Fr* scalars, uint
         if (M) {
           msm_segments_dense<F, DS><<<blocks_for((M + Kb - 1) / Kb, 128), 128, 0, s>>>(pts, pkeys, M, Kb, int(c), start.p, end.p, bk, lo.p, hi.p);
           SP_LAUNCHED("msm_segments_dense");
+          if (tree) msm_chain_tree<F>(pkeys, M, Kb, int(c), start.p, end.p, chain.p, max_len.p, lo.p, s);
         }
       } else {
         const uint32_t nseg = (m + K - 1) / K;
         msm_launch_segments<F>(tu, blocks_for(nseg, 128), s, bases, keys_out.p, vals_out.p, m, K, int(c), start.p,
                                end.p, bk, lo.p, hi.p);
+        if (tree) msm_chain_tree<F>(keys_out.p, m, K, int(c), start.p, end.p, chain.p, max_len.p, lo.p, s);
       }
-      msm_fixup<F><<<blocks_for(nw << c, 128), 128, 0, s>>>(nw << c, Kb, int(c), start.p, end.p, bk, lo.p, hi.p);
+      msm_fixup<F><<<blocks_for(nw << c, 128), 128, 0, s>>>(nw << c, Kb, int(c), start.p, end.p, bk, lo.p, hi.p, tree);
       SP_LAUNCHED("msm_fixup");
     }
   }

@@ -42,6 +42,11 @@ inline unsigned atomicOr(unsigned* p, unsigned v) {
   *p |= v;
   return o;
 }
+inline unsigned atomicMax(unsigned* p, unsigned v) {
+  unsigned o = *p;
+  if (v > o) *p = v;
+  return o;
+}
 inline void __syncthreads() {}
 
 typedef int cudaError_t;

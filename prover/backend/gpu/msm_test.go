@@ -106,11 +106,21 @@ func cpuMSMG2(pts []bls.G2Affine, s []fr.Element) bls.G2Jac {
 	return r
 }
 
-// scalarCase builds a scalar vector of one kind.
+// scalarCase builds a scalar vector of one kind. "repeated" is 60 % three values (as a
+// Window PoSt witness repeats the values of Poseidon's first-round lanes), the rest
+// random: in every window most entries go to three buckets, whose runs cross many
+// segments (the chains msm_chain_tree sums).
 func scalarCase(rng *rand.Rand, kind string, n int) []fr.Element {
 	s := make([]fr.Element, n)
+	rep := [3]fr.Element{randFr(rng), randFr(rng), randFr(rng)}
 	for i := range s {
 		switch kind {
+		case "repeated":
+			if u := rng.IntN(100); u < 60 {
+				s[i] = rep[u%3]
+			} else {
+				s[i] = randFr(rng)
+			}
 		case "random":
 			s[i] = randFr(rng)
 		case "zero":
@@ -145,8 +155,8 @@ func TestMSMG1MatchesGnark(t *testing.T) {
 	}
 	defer bases.Close()
 	for _, n := range []int{0, 1, 2, 3, 31, 100, 1000, 4097, maxN} {
-		for _, kind := range []string{"random", "zero", "one", "minus-one", "filecoin", "small"} {
-			if n > 5000 && kind != "random" && kind != "filecoin" {
+		for _, kind := range []string{"random", "zero", "one", "minus-one", "filecoin", "small", "repeated"} {
+			if n > 5000 && kind != "random" && kind != "filecoin" && kind != "repeated" {
 				continue
 			}
 			s := scalarCase(rng, kind, n)
@@ -207,7 +217,7 @@ func TestMSMG2MatchesGnark(t *testing.T) {
 	}
 	defer bases.Close()
 	for _, n := range []int{1, 7, 1000, maxN} {
-		for _, kind := range []string{"random", "one", "filecoin", "minus-one"} {
+		for _, kind := range []string{"random", "one", "filecoin", "minus-one", "repeated"} {
 			s := scalarCase(rng, kind, n)
 			got, err := b.MSMG2(bases, 0, s)
 			if err != nil {
@@ -472,7 +482,7 @@ func TestMSMTuningVariantsAgree(t *testing.T) {
 		msmTuneCanonPerBatch, 6 | msmTuneCanonPerBatch | msmTuneBatchLog(12), 6 | msmTuneBatchLog(12), // one batch, then a window per batch
 	}
 	defer func() { b.window = 0 }()
-	for _, kind := range []string{"random", "filecoin"} {
+	for _, kind := range []string{"random", "filecoin", "repeated"} {
 		s := scalarCase(rng, kind, n)
 		want1, want2 := cpuMSMG1(p1, s), cpuMSMG2(p2, s)
 		for _, tu := range tunings {
