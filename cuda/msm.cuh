@@ -204,16 +204,15 @@ static __global__ void __launch_bounds__(kMsmSegThreads, MINB)
 
 // A bucket whose run crosses segment edges is summed by msm_fixup from the partial sums
 // the segments left: hi[t0] (the segment where the run starts) and lo[t0+1..t1] (one per
-// later segment). Runs of the same digit are long where a scalar value repeats: a Window
-// PoSt witness has values repeated ~500,000 times (Poseidon's first-round lanes), so in
-// every window one bucket gets all of them and its chain of lo partials runs to thousands:
-// thousands of dependent additions in one thread while the rest of the device idles
-// (docs/BENCHMARKS.md, "Long bucket runs"). The chains are therefore first summed as
-// trees, in place:
-// msm_chain_prep gives segment t its position r in its run's chain and the chain's length;
-// pass d (1, 2, 4, …) adds lo[t + d] into lo[t] where r ≡ 0 mod 2d, so lo[t0+1] ends with
-// the whole chain after log2(length) passes. -DSP_MSM_SERIAL_FIXUP builds the serial sum
-// (comparisons).
+// later segment). Runs of the same digit are long where a scalar value repeats: a 32 GiB
+// Window PoSt witness holds values that Poseidon derives from its constants alone (the
+// same in every hash) up to ~500,000 times, so in every window one bucket gets all of them
+// and its chain of lo partials runs to thousands: thousands of dependent additions in one
+// thread while the rest of the device idles (docs/BENCHMARKS.md, "Long bucket runs").
+// The chains are therefore first summed as trees, in place. msm_chain_prep gives segment
+// t its position r in its run's chain and the chain's length; pass d (1, 2, 4, …) adds
+// lo[t + d] into lo[t] where r ≡ 0 mod 2d, so lo[t0+1] ends with the whole chain after
+// log2(length) passes. -DSP_MSM_SERIAL_FIXUP builds the serial sum (comparisons).
 struct MsmChain {
   uint32_t r, len;  // len = 0: segment t holds no partial of a run that started before it
 };
