@@ -107,8 +107,8 @@ func cpuMSMG2(pts []bls.G2Affine, s []fr.Element) bls.G2Jac {
 }
 
 // scalarCase builds a scalar vector of one kind. "repeated" is 60 % three values (as a
-// Window PoSt witness repeats the values of Poseidon's first-round lanes), the rest
-// random: in every window most entries go to three buckets, whose runs cross many
+// Window PoSt witness repeats the values Poseidon derives from its constants alone), the
+// rest random: in every window most entries go to three buckets, whose runs cross many
 // segments (the chains msm_chain_tree sums).
 func scalarCase(rng *rand.Rand, kind string, n int) []fr.Element {
 	s := make([]fr.Element, n)
