@@ -31,3 +31,16 @@ type Circuit interface {
 type WitnessFiller interface {
 	FillWitness(inputs, aux []fr.Element) error
 }
+
+// PartedCircuit is implemented by circuits that are a sequence of parts, each allocating
+// the same numbers of inputs and aux variables and referring in its rows only to its own
+// variables and ONE (the sectors of a PoSt partition): Synthesize is SynthesizePart(cs, 0),
+// …, SynthesizePart(cs, n−1) into the same system. The pipeline records the parts
+// concurrently (r1cs.PartRecorder) and joins them into the recording a single synthesis
+// would make.
+type PartedCircuit interface {
+	// Parts returns the number of parts and the inputs and aux variables each allocates.
+	Parts() (n, inputsPer, auxPer int, err error)
+	// SynthesizePart synthesizes part i (0 <= i < n) into cs.
+	SynthesizePart(cs r1cs.ConstraintSystem, i int) error
+}

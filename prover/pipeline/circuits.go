@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"sync"
 	"time"
 
@@ -226,10 +227,18 @@ func (cs *circuits) lookupOrRecord(c prover.Circuit, key srs.RecordingKey, capac
 }
 
 // record synthesizes c once into the recorder and the key hasher together (recordingCS),
-// the recorder's buffers sized by capacity. It returns the key of that synthesis and the
-// finished recording, its spare capacity trimmed (trimRecording).
+// the recorder's buffers sized by capacity; a PartedCircuit's parts are recorded
+// concurrently instead, beside the key's synthesis (recordParts). It returns the key and
+// the finished recording, its spare capacity trimmed (trimRecording).
 func (cs *circuits) record(c prover.Circuit, capacity r1cs.Capacity) (srs.RecordingKey, *r1cs.Shape, error) {
-	key, s, err := recordInto(c, r1cs.NewRecorder(capacity))
+	var key srs.RecordingKey
+	var s *r1cs.Shape
+	var err error
+	if pc, ok := c.(prover.PartedCircuit); ok && runtime.GOMAXPROCS(0) > 1 { // one core: one synthesis does both
+		key, s, err = recordParts(c, pc, capacity, runtime.GOMAXPROCS(0)-1)
+	} else {
+		key, s, err = recordInto(c, r1cs.NewRecorder(capacity))
+	}
 	if err != nil {
 		return key, nil, err
 	}

@@ -56,6 +56,11 @@
 // the write, Close waits for pending saves, and a failed save only costs the next process
 // a recording. Figures: docs/BENCHMARKS.md, "Cold-start recording in one pass".
 //
+// A circuit made of independent parts of fixed sizes (prover.PartedCircuit: the sectors
+// of a PoSt partition) is recorded part by part on all but one core while the remaining
+// core synthesizes it whole into the hasher; the parts are joined in order into the same
+// recording (recordparts.go, r1cs.RecordParts), key included.
+//
 // Every later partition runs only witness generation: the circuit's WitnessFiller when it
 // has one, otherwise Synthesize into a constraint system that stores values and ignores
 // rows. The recorded matrices then compute A·z, B·z and C·z.

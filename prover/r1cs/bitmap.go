@@ -38,3 +38,23 @@ func (b *Bitmap) Count() int {
 	}
 	return n
 }
+
+// AppendBits adds o's bits at the end.
+func (b *Bitmap) AppendBits(o Bitmap) {
+	s := uint(b.Len % 64)
+	if s == 0 {
+		b.Words = append(b.Words, o.Words[:(o.Len+63)/64]...)
+		b.Len += o.Len
+		return
+	}
+	for k := 0; k < (o.Len+63)/64; k++ {
+		w := o.Words[k]
+		if k == (o.Len-1)/64 && o.Len%64 != 0 {
+			w &= 1<<uint(o.Len%64) - 1 // bits past o.Len are not o's
+		}
+		b.Words[len(b.Words)-1] |= w << s
+		b.Words = append(b.Words, w>>(64-s))
+	}
+	b.Len += o.Len
+	b.Words = b.Words[:(b.Len+63)/64]
+}

@@ -14,5 +14,7 @@
 // Implementations: Witness (assignments and the a, b, c row evaluations), Recorder (CSR
 // matrices, density bitmaps and a digest: the Shape), Checker (names the first unsatisfied
 // row) and Counter (sizes and densities without storing anything). Shape.Eval computes
-// A·z, B·z, C·z from recorded matrices and a full assignment.
+// A·z, B·z, C·z from recorded matrices and a full assignment. PartRecorder, Joiner and
+// RecordParts record a system of independent parts concurrently into the recording one
+// Recorder would make.
 package r1cs

@@ -110,6 +110,41 @@ func (c *Circuit) Synthesize(cs r1cs.ConstraintSystem) error {
 	return nil
 }
 
+var _ prover.PartedCircuit = (*Circuit)(nil)
+
+// Parts describes the circuit as its sectors (prover.PartedCircuit): every sector
+// allocates the same variables, counted on sector 0, and its rows refer only to them and
+// ONE.
+func (c *Circuit) Parts() (n, inputsPer, auxPer int, err error) {
+	if err := c.check(); err != nil {
+		return 0, 0, 0, err
+	}
+	per := r1cs.NewCounter()
+	if err := c.synthesizeSector(per, &c.Sectors[0]); err != nil {
+		return 0, 0, 0, fmt.Errorf("post: sector 0: %w", err)
+	}
+	sz := per.Sizes()
+	return len(c.Sectors), sz.NumInputs - 1, sz.NumAux, nil // the counter holds ONE
+}
+
+// SynthesizePart synthesizes sector i alone (prover.PartedCircuit).
+func (c *Circuit) SynthesizePart(cs r1cs.ConstraintSystem, i int) error {
+	arities, err := c.arities()
+	if err != nil {
+		return err
+	}
+	if i < 0 || i >= len(c.Sectors) {
+		return fmt.Errorf("%w: part %d of %d sectors", ErrConfig, i, len(c.Sectors))
+	}
+	if err := c.checkSector(i, len(arities)); err != nil {
+		return err
+	}
+	if err := c.synthesizeSector(cs, &c.Sectors[i]); err != nil {
+		return fmt.Errorf("post: sector %d: %w", i, err)
+	}
+	return nil
+}
+
 func (c *Circuit) synthesizeSector(cs r1cs.ConstraintSystem, s *Sector) error {
 	commRLast := gadget.AllocNum(cs, s.CommRLast)
 	commC := gadget.AllocNum(cs, s.CommC)
@@ -149,14 +184,22 @@ func (c *Circuit) check() error {
 		return fmt.Errorf("%w: %d sectors, the circuit has %d", ErrConfig, len(c.Sectors), c.SectorCount)
 	}
 	for i := range c.Sectors {
-		s := &c.Sectors[i]
-		if len(s.Leaves) != c.ChallengeCount {
-			return fmt.Errorf("%w: sector %d has %d leaves, want %d", ErrConfig, i, len(s.Leaves), c.ChallengeCount)
+		if err := c.checkSector(i, len(arities)); err != nil {
+			return err
 		}
-		for j := range s.Leaves {
-			if len(s.Leaves[j].Path.Siblings) != len(arities) {
-				return fmt.Errorf("%w: sector %d leaf %d: path has %d levels, want %d", ErrConfig, i, j, len(s.Leaves[j].Path.Siblings), len(arities))
-			}
+	}
+	return nil
+}
+
+// checkSector checks sector i's challenge count and path lengths (levels per path).
+func (c *Circuit) checkSector(i, levels int) error {
+	s := &c.Sectors[i]
+	if len(s.Leaves) != c.ChallengeCount {
+		return fmt.Errorf("%w: sector %d has %d leaves, want %d", ErrConfig, i, len(s.Leaves), c.ChallengeCount)
+	}
+	for j := range s.Leaves {
+		if len(s.Leaves[j].Path.Siblings) != levels {
+			return fmt.Errorf("%w: sector %d leaf %d: path has %d levels, want %d", ErrConfig, i, j, len(s.Leaves[j].Path.Siblings), levels)
 		}
 	}
 	return nil

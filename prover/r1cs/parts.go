@@ -1,0 +1,188 @@
+package r1cs
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+)
+
+// Parts: a system that is ONE followed by parts synthesized one after the other, each
+// allocating a fixed number of variables and referring in its rows only to its own
+// variables and ONE (the sectors of a Window PoSt partition), can be recorded part by
+// part, concurrently, and joined in order into exactly the recording one Recorder makes of
+// the whole: same rows, columns, coefficient table order, density and digest.
+
+// ErrPartReference is recorded by a PartRecorder whose rows refer to a variable outside
+// its part (other than ONE): such a system cannot be recorded in parts.
+var ErrPartReference = errors.New("r1cs: a part's row refers to a variable outside the part")
+
+// ErrPartOrder reports a part joined out of place (its first variables are not where the
+// previous part ended).
+var ErrPartOrder = errors.New("r1cs: part joined out of order")
+
+// PartRecorder records one part. Its variables are numbered from firstInput and firstAux,
+// as in a recording of the whole system; its rows, coefficient table and density are its
+// own until a Joiner appends them.
+type PartRecorder struct {
+	namespaces
+	firstInput, firstAux int
+	inputs, aux, rows    int
+	A, B, C              Matrix // Col holds raw Variable values, as in Recorder
+	coeffs               []fr.Element
+	coeffIdx             map[fr.Element]uint32
+	density              Density // bit i: the part's i-th input or aux variable
+	oneInB               bool    // a B side has a ONE term
+	err                  error
+}
+
+// NewPartRecorder returns a recorder for the part whose first input and aux variables
+// have the given absolute indices (firstInput >= 1: ONE is not the part's), its buffers
+// pre-sized from c (the part's own sizes).
+func NewPartRecorder(c Capacity, firstInput, firstAux int) *PartRecorder {
+	p := &PartRecorder{firstInput: firstInput, firstAux: firstAux, coeffIdx: make(map[fr.Element]uint32)}
+	for i, m := range []*Matrix{&p.A, &p.B, &p.C} {
+		m.RowPtr = make([]uint64, 1, c.Constraints+1)
+		m.Col = make([]uint32, 0, c.matrixNonZeros(i))
+		m.Coeff = make([]uint32, 0, c.matrixNonZeros(i))
+	}
+	p.density = newDensity(c)
+	var minusOne fr.Element
+	minusOne.Neg(&frOne)
+	p.coeff(&frOne) // the fixed slots of every table (coeffOneIdx, coeffMinusOneIdx)
+	p.coeff(&minusOne)
+	return p
+}
+
+func (p *PartRecorder) coeff(c *fr.Element) uint32 {
+	if idx, ok := p.coeffIdx[*c]; ok {
+		return idx
+	}
+	idx := uint32(len(p.coeffs))
+	p.coeffs = append(p.coeffs, *c)
+	p.coeffIdx[*c] = idx
+	return idx
+}
+
+func (p *PartRecorder) Alloc(fr.Element) Variable {
+	p.density.allocAux()
+	p.aux++
+	return Aux(p.firstAux + p.aux - 1)
+}
+
+func (p *PartRecorder) AllocInput(fr.Element) Variable {
+	p.density.allocInput()
+	p.inputs++
+	return Input(p.firstInput + p.inputs - 1)
+}
+
+func (p *PartRecorder) Enforce(_ string, a, b, c *LC) {
+	p.rows++
+	p.appendRow(&p.A, a, 'A')
+	p.appendRow(&p.B, b, 'B')
+	p.appendRow(&p.C, c, 'C')
+}
+
+// appendRow stores lc canonically, as Recorder.appendRow does, and marks the density of
+// side A or B with the part's local indices.
+func (p *PartRecorder) appendRow(m *Matrix, lc *LC, side byte) {
+	if lc != nil {
+		lc.Canonicalize()
+		for i := range *lc {
+			t := &(*lc)[i]
+			p.mark(t.Var, side)
+			m.Col = append(m.Col, uint32(t.Var))
+			m.Coeff = append(m.Coeff, p.coeff(&t.Coeff))
+		}
+	}
+	m.RowPtr = append(m.RowPtr, uint64(len(m.Col)))
+}
+
+// mark checks that v is ONE or one of the part's variables and records its density.
+func (p *PartRecorder) mark(v Variable, side byte) {
+	i := v.Index()
+	switch {
+	case v.IsAux() && i >= p.firstAux && i < p.firstAux+p.aux:
+		switch side {
+		case 'A':
+			p.density.AAux.Set(i - p.firstAux)
+		case 'B':
+			p.density.BAux.Set(i - p.firstAux)
+		}
+	case !v.IsAux() && i == 0:
+		p.oneInB = p.oneInB || side == 'B'
+	case !v.IsAux() && i >= p.firstInput && i < p.firstInput+p.inputs:
+		if side == 'B' {
+			p.density.BInput.Set(i - p.firstInput)
+		}
+	default:
+		if p.err == nil {
+			p.err = fmt.Errorf("%w: %v (the part's inputs start at %d, its aux at %d)", ErrPartReference, v, p.firstInput, p.firstAux)
+		}
+	}
+}
+
+// Err returns the first reference outside the part, or nil.
+func (p *PartRecorder) Err() error { return p.err }
+
+// Sizes returns what the part allocated and enforced so far.
+func (p *PartRecorder) Sizes() Sizes {
+	return Sizes{NumInputs: p.inputs, NumAux: p.aux, NumConstraints: p.rows}
+}
+
+// Joiner appends parts, in order, to a recording of ONE: Add part 0, 1, …, then Finish.
+type Joiner struct {
+	rec   *Recorder
+	remap []uint32
+}
+
+// NewJoiner starts a recording of the whole system, its buffers pre-sized from c (the
+// whole system's sizes, as for NewRecorder).
+func NewJoiner(c Capacity) *Joiner { return &Joiner{rec: NewRecorder(c)} }
+
+// NextInput and NextAux are where the next part's variables must start.
+func (j *Joiner) NextInput() int { return j.rec.shape.NumInputs }
+func (j *Joiner) NextAux() int   { return j.rec.shape.NumAux }
+
+// Add appends part p: its rows after the rows so far, its coefficients into the table in
+// their order of first appearance, its density bits after those so far. p is not used
+// afterwards (its buffers may be dropped).
+func (j *Joiner) Add(p *PartRecorder) error {
+	if p.err != nil {
+		return p.err
+	}
+	s := &j.rec.shape
+	if p.firstInput != s.NumInputs || p.firstAux != s.NumAux {
+		return fmt.Errorf("%w: part starts at input %d, aux %d; the recording is at %d, %d", ErrPartOrder, p.firstInput, p.firstAux, s.NumInputs, s.NumAux)
+	}
+	j.remap = j.remap[:0]
+	for k := range p.coeffs {
+		j.remap = append(j.remap, j.rec.coeff(&p.coeffs[k]))
+	}
+	for _, side := range [3][2]*Matrix{{&s.A, &p.A}, {&s.B, &p.B}, {&s.C, &p.C}} {
+		dst, src := side[0], side[1]
+		base := uint64(len(dst.Col))
+		dst.Col = append(dst.Col, src.Col...)
+		for _, c := range src.Coeff {
+			dst.Coeff = append(dst.Coeff, j.remap[c])
+		}
+		for _, r := range src.RowPtr[1:] {
+			dst.RowPtr = append(dst.RowPtr, base+r)
+		}
+	}
+	d := &j.rec.density
+	d.AAux.AppendBits(p.density.AAux)
+	d.BAux.AppendBits(p.density.BAux)
+	d.BInput.AppendBits(p.density.BInput)
+	if p.oneInB {
+		d.BInput.Set(0)
+	}
+	s.NumInputs += p.inputs
+	s.NumAux += p.aux
+	s.NumConstraints += p.rows
+	return nil
+}
+
+// Finish completes the recording as Recorder.Finish does (per-input rows, columns,
+// digest).
+func (j *Joiner) Finish() *Shape { return j.rec.Finish() }
