@@ -122,6 +122,13 @@ func (cs *circuits) probe(c prover.Circuit) (Hint, error) {
 		cs.setKey(id, key, heldShape{})
 		return h, nil
 	}
+	if pc, ok := c.(prover.PartedCircuit); ok && runtime.GOMAXPROCS(0) > 1 && !cs.storeMayHold(id) {
+		// Nothing on disk can match, so the key is not needed before recording; one part
+		// recorded alone sizes the recorder (recordParts computes the key beside it).
+		if capacity, err := partsCapacity(id, pc); err == nil {
+			return cs.recordOnce(c, capacity)
+		}
+	}
 	k := newKeyCS()
 	if err := contain(id, func() error { return c.Synthesize(k) }); err != nil {
 		return Hint{}, fmt.Errorf("pipeline: synthesizing %s: %w", id, err)

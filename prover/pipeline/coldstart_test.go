@@ -30,6 +30,7 @@ func keyCircuits() []prover.Circuit {
 		&variant{version: 1, y0: 9},
 		&variant{version: 2, y0: 9},
 		nilSides{},
+		&partsCircuit{n: 23, aux: 9, fail: -1, panicAt: -1, growAt: -1}, // recorded in parts (recordParts)
 	}
 }
 

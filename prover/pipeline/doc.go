@@ -59,7 +59,9 @@
 // A circuit made of independent parts of fixed sizes (prover.PartedCircuit: the sectors
 // of a PoSt partition) is recorded part by part on all but one core while the remaining
 // core synthesizes it whole into the hasher; the parts are joined in order into the same
-// recording (recordparts.go, r1cs.RecordParts), key included.
+// recording (recordparts.go, r1cs.RecordParts), key included. When no file of its id can
+// be on disk, its first start skips the hash-only probe: part 0 recorded alone sizes the
+// recorder.
 //
 // Every later partition runs only witness generation: the circuit's WitnessFiller when it
 // has one, otherwise Synthesize into a constraint system that stores values and ignores

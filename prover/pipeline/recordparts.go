@@ -45,3 +45,23 @@ type keyResult struct {
 	key srs.RecordingKey
 	err error
 }
+
+// partsCapacity sizes the recording of a PartedCircuit from its part 0 recorded alone:
+// exact when every part has part 0's rows and terms (the sectors of a PoSt partition), a
+// recorder that grows or a trim (trimRecording) otherwise.
+func partsCapacity(id prover.CircuitID, pc prover.PartedCircuit) (r1cs.Capacity, error) {
+	var n, inPer, auxPer int
+	if err := contain(id, func() (err error) { n, inPer, auxPer, err = pc.Parts(); return }); err != nil {
+		return r1cs.Capacity{}, err
+	}
+	p := r1cs.NewPartRecorder(r1cs.Capacity{}, 1, 0)
+	if err := contain(id, func() error { return pc.SynthesizePart(p, 0) }); err != nil {
+		return r1cs.Capacity{}, err
+	}
+	if err := p.Err(); err != nil {
+		return r1cs.Capacity{}, err
+	}
+	inputs, rows := 1+n*inPer, n*p.Sizes().NumConstraints
+	terms := [3]int{n*p.A.NonZeros() + inputs, n * p.B.NonZeros(), n * p.C.NonZeros()} // A: one term per input row
+	return r1cs.Capacity{Inputs: inputs, Aux: n * auxPer, Constraints: rows, NonZeros: terms[0] + terms[1] + terms[2], MatrixNonZeros: terms}, nil
+}

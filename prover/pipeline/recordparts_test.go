@@ -1,7 +1,9 @@
 package pipeline
 
 import (
+	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -96,4 +98,44 @@ func TestRecordPartsFailures(t *testing.T) {
 			}
 		}
 	}
+}
+
+// partsCapacity sizes a first start's recording exactly from part 0, and such a first
+// start (no file of the id can exist) records once: the whole circuit is synthesized only
+// by the key's synthesis beside the parts, not by a probe before them.
+func TestPartedFirstStartRecordsOnce(t *testing.T) {
+	c := &partsCircuit{n: 30, aux: 11, fail: -1, panicAt: -1, growAt: -1}
+	got, err := partsCapacity(c.ID(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := probeCapacity(t, c); got != want {
+		t.Errorf("capacity from part 0 %+v, from the whole %+v", got, want)
+	}
+	counted := &countingParts{partsCircuit: c}
+	cs := newCircuits(nil, openHints(""), "")
+	h, err := cs.prepare(context.Background(), counted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Key != probeKey(t, c).String() {
+		t.Errorf("first start key %s, probe key %s", h.Key, probeKey(t, c))
+	}
+	if n := counted.whole.Load(); n != 1 {
+		t.Errorf("first start synthesized the whole circuit %d times, want 1 (the key's)", n)
+	}
+	if _, held, err := cs.shapeFor(counted); err != nil || held.shape == nil || held.shape.Digest != freshRecording(t, c).Digest {
+		t.Errorf("first start recording: %v (held %v)", err, held.shape != nil)
+	}
+}
+
+// countingParts counts syntheses of the whole circuit.
+type countingParts struct {
+	*partsCircuit
+	whole atomic.Int32
+}
+
+func (c *countingParts) Synthesize(cs r1cs.ConstraintSystem) error {
+	c.whole.Add(1)
+	return c.partsCircuit.Synthesize(cs)
 }
