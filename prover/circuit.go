@@ -32,15 +32,20 @@ type WitnessFiller interface {
 	FillWitness(inputs, aux []fr.Element) error
 }
 
-// PartedCircuit is implemented by circuits that are a sequence of parts, each allocating
-// the same numbers of inputs and aux variables and referring in its rows only to its own
-// variables and ONE (the sectors of a PoSt partition): Synthesize is SynthesizePart(cs, 0),
-// …, SynthesizePart(cs, n−1) into the same system. The pipeline records the parts
-// concurrently (r1cs.PartRecorder) and joins them into the recording a single synthesis
+// PartedCircuit is implemented by circuits that are a head followed by a sequence of
+// parts, each part allocating the same numbers of inputs and aux variables and referring
+// in its rows only to its own variables, the head's and ONE (the challenges of a PoRep
+// partition after the roots they share; the sectors of a PoSt partition, with an empty
+// head): Synthesize is SynthesizeHead(cs), then SynthesizePart(cs, 0), …,
+// SynthesizePart(cs, n−1) into the same system. The pipeline records the parts
+// concurrently (r1cs.RecordParts) and joins them into the recording a single synthesis
 // would make.
 type PartedCircuit interface {
-	// Parts returns the number of parts and the inputs and aux variables each allocates.
-	Parts() (n, inputsPer, auxPer int, err error)
-	// SynthesizePart synthesizes part i (0 <= i < n) into cs.
+	// Parts returns the head's and every part's numbers of variables.
+	Parts() (r1cs.PartsLayout, error)
+	// SynthesizeHead synthesizes the head into cs.
+	SynthesizeHead(cs r1cs.ConstraintSystem) error
+	// SynthesizePart synthesizes part i (0 <= i < n) into cs, which numbers the head's
+	// variables as a synthesis of the whole does.
 	SynthesizePart(cs r1cs.ConstraintSystem, i int) error
 }

@@ -243,7 +243,13 @@ func (cs *circuits) record(c prover.Circuit, capacity r1cs.Capacity) (srs.Record
 	var err error
 	if pc, ok := c.(prover.PartedCircuit); ok && runtime.GOMAXPROCS(0) > 1 { // one core: one synthesis does both
 		key, s, err = recordParts(c, pc, capacity, runtime.GOMAXPROCS(0)-1)
-	} else {
+		if err != nil && cs.log != nil {
+			// Parts that do not fit their layout, or any other failure: one synthesis
+			// decides (and reports the circuit's own error, if it has one).
+			cs.log.Warn("pipeline: recording in parts failed; recording in one synthesis", "circuit", c.ID(), "err", err)
+		}
+	}
+	if s == nil {
 		key, s, err = recordInto(c, r1cs.NewRecorder(capacity))
 	}
 	if err != nil {

@@ -17,8 +17,8 @@ import (
 // parts").
 func recordParts(c prover.Circuit, pc prover.PartedCircuit, capacity r1cs.Capacity, workers int) (srs.RecordingKey, *r1cs.Shape, error) {
 	id := c.ID()
-	var n, inPer, auxPer int
-	if err := contain(id, func() (err error) { n, inPer, auxPer, err = pc.Parts(); return }); err != nil {
+	var layout r1cs.PartsLayout
+	if err := contain(id, func() (err error) { layout, err = pc.Parts(); return }); err != nil {
 		return srs.RecordingKey{}, nil, fmt.Errorf("pipeline: recording %s: %w", id, err)
 	}
 	keyed := make(chan keyResult, 1)
@@ -27,8 +27,9 @@ func recordParts(c prover.Circuit, pc prover.PartedCircuit, capacity r1cs.Capaci
 		err := contain(id, func() error { return c.Synthesize(k) })
 		keyed <- keyResult{k.key(), err}
 	}()
-	parts := r1cs.PartsLayout{N: n, InputsPer: inPer, AuxPer: auxPer}
-	s, err := r1cs.RecordParts(capacity, parts, workers, func(cs r1cs.ConstraintSystem, i int) error {
+	s, err := r1cs.RecordParts(capacity, layout, workers, func(cs r1cs.ConstraintSystem) error {
+		return contain(id, func() error { return pc.SynthesizeHead(cs) })
+	}, func(cs r1cs.ConstraintSystem, i int) error {
 		return contain(id, func() error { return pc.SynthesizePart(cs, i) })
 	})
 	if errors.Is(err, r1cs.ErrPartSize) {
@@ -46,22 +47,36 @@ type keyResult struct {
 	err error
 }
 
-// partsCapacity sizes the recording of a PartedCircuit from its part 0 recorded alone:
-// exact when every part has part 0's rows and terms (the sectors of a PoSt partition), a
-// recorder that grows or a trim (trimRecording) otherwise.
+// partsCapacity sizes the recording of a PartedCircuit from its head and part 0 recorded
+// alone: exact when every part has part 0's rows and terms (the challenges of a PoRep
+// partition, the sectors of a PoSt one), a recorder that grows or a trim (trimRecording)
+// otherwise.
 func partsCapacity(id prover.CircuitID, pc prover.PartedCircuit) (r1cs.Capacity, error) {
-	var n, inPer, auxPer int
-	if err := contain(id, func() (err error) { n, inPer, auxPer, err = pc.Parts(); return }); err != nil {
+	var layout r1cs.PartsLayout
+	if err := contain(id, func() (err error) { layout, err = pc.Parts(); return }); err != nil {
 		return r1cs.Capacity{}, err
 	}
-	p := r1cs.NewPartRecorder(r1cs.Capacity{}, 1, 0)
+	head := r1cs.NewRecorder(r1cs.Capacity{})
+	if err := contain(id, func() error { return pc.SynthesizeHead(head) }); err != nil {
+		return r1cs.Capacity{}, err
+	}
+	h := head.Finish() // with one A row per head input, ONE included
+	p := r1cs.NewPartRecorder(r1cs.Capacity{}, layout, 0)
 	if err := contain(id, func() error { return pc.SynthesizePart(p, 0) }); err != nil {
 		return r1cs.Capacity{}, err
 	}
 	if err := p.Err(); err != nil {
 		return r1cs.Capacity{}, err
 	}
-	inputs, rows := 1+n*inPer, n*p.Sizes().NumConstraints
-	terms := [3]int{n*p.A.NonZeros() + inputs, n * p.B.NonZeros(), n * p.C.NonZeros()} // A: one term per input row
-	return r1cs.Capacity{Inputs: inputs, Aux: n * auxPer, Constraints: rows, NonZeros: terms[0] + terms[1] + terms[2], MatrixNonZeros: terms}, nil
+	n := layout.N
+	inputs := 1 + layout.HeadInputs + n*layout.InputsPer
+	terms := [3]int{
+		h.A.NonZeros() + n*(p.A.NonZeros()+layout.InputsPer), // A: one term per input row
+		h.B.NonZeros() + n*p.B.NonZeros(),
+		h.C.NonZeros() + n*p.C.NonZeros(),
+	}
+	return r1cs.Capacity{
+		Inputs: inputs, Aux: layout.HeadAux + n*layout.AuxPer, Constraints: h.NumConstraints + n*p.Sizes().NumConstraints,
+		NonZeros: terms[0] + terms[1] + terms[2], MatrixNonZeros: terms,
+	}, nil
 }

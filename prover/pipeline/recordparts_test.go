@@ -31,7 +31,11 @@ func (c *partsCircuit) Synthesize(cs r1cs.ConstraintSystem) error {
 	return nil
 }
 
-func (c *partsCircuit) Parts() (int, int, int, error) { return c.n, 1, c.aux, nil }
+func (c *partsCircuit) Parts() (r1cs.PartsLayout, error) {
+	return r1cs.PartsLayout{N: c.n, InputsPer: 1, AuxPer: c.aux}, nil
+}
+
+func (c *partsCircuit) SynthesizeHead(r1cs.ConstraintSystem) error { return nil }
 
 var errPartFailed = errors.New("part failed")
 
@@ -138,4 +142,22 @@ type countingParts struct {
 func (c *countingParts) Synthesize(cs r1cs.ConstraintSystem) error {
 	c.whole.Add(1)
 	return c.partsCircuit.Synthesize(cs)
+}
+
+// A circuit whose parts do not fit the layout it declares is recorded by one synthesis
+// instead: the recording does not depend on the layout being right.
+func TestRecordFallsBackToOneSynthesis(t *testing.T) {
+	c := &partsCircuit{n: 12, aux: 4, fail: -1, panicAt: -1, growAt: 5}
+	wantKey, want, err := recordInto(c, r1cs.NewRecorder(r1cs.Capacity{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := newCircuits(nil, openHints(""), "")
+	key, got, err := cs.record(c, r1cs.Capacity{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if key != wantKey || got.Digest != want.Digest {
+		t.Error("fallback recording differs from one synthesis")
+	}
 }

@@ -7,11 +7,25 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 )
 
-// Parts: a system that is ONE followed by parts synthesized one after the other, each
+// Parts: a system that is ONE, a head, then parts synthesized one after the other, each
 // allocating a fixed number of variables and referring in its rows only to its own
-// variables and ONE (the sectors of a Window PoSt partition), can be recorded part by
-// part, concurrently, and joined in order into exactly the recording one Recorder makes of
-// the whole: same rows, columns, coefficient table order, density and digest.
+// variables, the head's and ONE (the challenges of a PoRep partition after the roots they
+// share, the sectors of a Window PoSt partition with an empty head), can be recorded part
+// by part, concurrently, and joined in order into exactly the recording one Recorder
+// makes of the whole: same rows, columns, coefficient table order, density and digest.
+
+// PartsLayout describes a system recorded in parts: after ONE, a head of HeadInputs
+// inputs and HeadAux aux variables, then N parts, each allocating InputsPer inputs and
+// AuxPer aux variables.
+type PartsLayout struct {
+	HeadInputs, HeadAux  int
+	N, InputsPer, AuxPer int
+}
+
+// first returns the absolute indices of part i's first input and aux variable.
+func (l PartsLayout) first(i int) (input, aux int) {
+	return 1 + l.HeadInputs + i*l.InputsPer, l.HeadAux + i*l.AuxPer
+}
 
 // ErrPartReference is recorded by a PartRecorder whose rows refer to a variable outside
 // its part (other than ONE): such a system cannot be recorded in parts.
@@ -21,26 +35,33 @@ var ErrPartReference = errors.New("r1cs: a part's row refers to a variable outsi
 // previous part ended).
 var ErrPartOrder = errors.New("r1cs: part joined out of order")
 
-// PartRecorder records one part. Its variables are numbered from firstInput and firstAux,
-// as in a recording of the whole system; its rows, coefficient table and density are its
-// own until a Joiner appends them.
+// PartRecorder records one part. Its variables are numbered as in a recording of the
+// whole system; its rows, coefficient table and density are its own until a Joiner
+// appends them, with the density marks its rows put on head variables (headMarks).
 type PartRecorder struct {
 	namespaces
+	layout               PartsLayout
 	firstInput, firstAux int
 	inputs, aux, rows    int
 	A, B, C              Matrix // Col holds raw Variable values, as in Recorder
 	coeffs               []fr.Element
 	coeffIdx             map[fr.Element]uint32
 	density              Density // bit i: the part's i-th input or aux variable
-	oneInB               bool    // a B side has a ONE term
+	headMarks            []headMark
 	err                  error
 }
 
-// NewPartRecorder returns a recorder for the part whose first input and aux variables
-// have the given absolute indices (firstInput >= 1: ONE is not the part's), its buffers
-// pre-sized from c (the part's own sizes).
-func NewPartRecorder(c Capacity, firstInput, firstAux int) *PartRecorder {
-	p := &PartRecorder{firstInput: firstInput, firstAux: firstAux, coeffIdx: make(map[fr.Element]uint32)}
+// headMark is a density mark on ONE or a head variable: side 'A' or 'B'.
+type headMark struct {
+	v    Variable
+	side byte
+}
+
+// NewPartRecorder returns a recorder for part i of layout, its buffers pre-sized from c
+// (the part's own sizes).
+func NewPartRecorder(c Capacity, layout PartsLayout, i int) *PartRecorder {
+	firstInput, firstAux := layout.first(i)
+	p := &PartRecorder{layout: layout, firstInput: firstInput, firstAux: firstAux, coeffIdx: make(map[fr.Element]uint32)}
 	for i, m := range []*Matrix{&p.A, &p.B, &p.C} {
 		m.RowPtr = make([]uint64, 1, c.Constraints+1)
 		m.Col = make([]uint32, 0, c.matrixNonZeros(i))
@@ -98,7 +119,8 @@ func (p *PartRecorder) appendRow(m *Matrix, lc *LC, side byte) {
 	m.RowPtr = append(m.RowPtr, uint64(len(m.Col)))
 }
 
-// mark checks that v is ONE or one of the part's variables and records its density.
+// mark checks that v is ONE, a head variable or one of the part's, and records its
+// density.
 func (p *PartRecorder) mark(v Variable, side byte) {
 	i := v.Index()
 	switch {
@@ -109,11 +131,13 @@ func (p *PartRecorder) mark(v Variable, side byte) {
 		case 'B':
 			p.density.BAux.Set(i - p.firstAux)
 		}
-	case !v.IsAux() && i == 0:
-		p.oneInB = p.oneInB || side == 'B'
 	case !v.IsAux() && i >= p.firstInput && i < p.firstInput+p.inputs:
 		if side == 'B' {
 			p.density.BInput.Set(i - p.firstInput)
+		}
+	case v.IsAux() && i < p.layout.HeadAux, !v.IsAux() && i < 1+p.layout.HeadInputs: // ONE or the head
+		if side == 'B' || (side == 'A' && v.IsAux()) {
+			p.headMarks = append(p.headMarks, headMark{v, side})
 		}
 	default:
 		if p.err == nil {
@@ -130,7 +154,8 @@ func (p *PartRecorder) Sizes() Sizes {
 	return Sizes{NumInputs: p.inputs, NumAux: p.aux, NumConstraints: p.rows}
 }
 
-// Joiner appends parts, in order, to a recording of ONE: Add part 0, 1, …, then Finish.
+// Joiner appends parts, in order, to a recording of ONE and the head: synthesize the
+// head into Head(), then Add part 0, 1, …, then Finish.
 type Joiner struct {
 	rec   *Recorder
 	remap []uint32
@@ -140,9 +165,8 @@ type Joiner struct {
 // whole system's sizes, as for NewRecorder).
 func NewJoiner(c Capacity) *Joiner { return &Joiner{rec: NewRecorder(c)} }
 
-// NextInput and NextAux are where the next part's variables must start.
-func (j *Joiner) NextInput() int { return j.rec.shape.NumInputs }
-func (j *Joiner) NextAux() int   { return j.rec.shape.NumAux }
+// Head is the system the head is synthesized into, before the first Add.
+func (j *Joiner) Head() ConstraintSystem { return j.rec }
 
 // Add appends part p: its rows after the rows so far, its coefficients into the table in
 // their order of first appearance, its density bits after those so far. p is not used
@@ -174,8 +198,15 @@ func (j *Joiner) Add(p *PartRecorder) error {
 	d.AAux.AppendBits(p.density.AAux)
 	d.BAux.AppendBits(p.density.BAux)
 	d.BInput.AppendBits(p.density.BInput)
-	if p.oneInB {
-		d.BInput.Set(0)
+	for _, m := range p.headMarks {
+		switch {
+		case m.side == 'A':
+			d.AAux.Set(m.v.Index())
+		case m.v.IsAux():
+			d.BAux.Set(m.v.Index())
+		default:
+			d.BInput.Set(m.v.Index())
+		}
 	}
 	s.NumInputs += p.inputs
 	s.NumAux += p.aux

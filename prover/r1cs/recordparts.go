@@ -7,12 +7,6 @@ import (
 	"sync/atomic"
 )
 
-// PartsLayout describes a system recorded in parts: N parts after ONE, each allocating
-// InputsPer inputs and AuxPer aux variables.
-type PartsLayout struct {
-	N, InputsPer, AuxPer int
-}
-
 // ErrPartSize reports a part that allocated other numbers of variables than its layout.
 var ErrPartSize = errors.New("r1cs: part allocated other sizes than its layout")
 
@@ -23,16 +17,24 @@ var errPartsStopped = errors.New("r1cs: recording stopped")
 // parts held at once stay a small fraction of the recording.
 const partsAhead = 4
 
-// RecordParts records the system that is ONE followed by synth(cs, 0), …, synth(cs, N−1):
-// workers goroutines synthesize parts into their own PartRecorders, at the offsets the
-// layout gives, and this goroutine joins them in order (Joiner). The result equals one
-// Recorder's recording of the whole (capacity: the whole system's, as for NewRecorder).
-// After a part fails, the parts not yet started are skipped and the first error in part
-// order is returned. synth runs on the workers' goroutines and must not panic (the
-// pipeline wraps it in its panic containment).
-func RecordParts(capacity Capacity, layout PartsLayout, workers int, synth func(cs ConstraintSystem, i int) error) (*Shape, error) {
-	if layout.N < 1 || layout.InputsPer < 0 || layout.AuxPer < 0 || workers < 1 {
-		return nil, fmt.Errorf("r1cs: %d parts of %d inputs and %d aux on %d workers", layout.N, layout.InputsPer, layout.AuxPer, workers)
+// RecordParts records the system that is ONE, head(cs), then part(cs, 0), …,
+// part(cs, N−1): this goroutine synthesizes the head into the recording, workers
+// goroutines synthesize the parts into their own PartRecorders at the offsets the layout
+// gives, and this goroutine joins them in order (Joiner). The result equals one Recorder's
+// recording of the whole (capacity: the whole system's, as for NewRecorder). After a part
+// fails, the parts not yet started are skipped and the first error in part order is
+// returned. part runs on the workers' goroutines; neither may panic (the pipeline wraps
+// them in its panic containment).
+func RecordParts(capacity Capacity, layout PartsLayout, workers int, head func(cs ConstraintSystem) error, part func(cs ConstraintSystem, i int) error) (*Shape, error) {
+	if layout.N < 1 || layout.InputsPer < 0 || layout.AuxPer < 0 || layout.HeadInputs < 0 || layout.HeadAux < 0 || workers < 1 {
+		return nil, fmt.Errorf("r1cs: parts layout %+v on %d workers", layout, workers)
+	}
+	j := NewJoiner(capacity)
+	if err := head(j.Head()); err != nil {
+		return nil, fmt.Errorf("head: %w", err)
+	}
+	if in, aux := layout.first(0); in != j.rec.shape.NumInputs || aux != j.rec.shape.NumAux {
+		return nil, fmt.Errorf("%w: the head allocated %d inputs and %d aux, the layout has %d and %d", ErrPartSize, j.rec.shape.NumInputs-1, j.rec.shape.NumAux, layout.HeadInputs, layout.HeadAux)
 	}
 	n := layout.N
 	type result struct {
@@ -64,8 +66,8 @@ func RecordParts(capacity Capacity, layout PartsLayout, workers int, synth func(
 					done[i] <- result{err: errPartsStopped}
 					continue
 				}
-				p := NewPartRecorder(partCap, 1+i*layout.InputsPer, i*layout.AuxPer)
-				err := synth(p, i)
+				p := NewPartRecorder(partCap, layout, i)
+				err := part(p, i)
 				if sz := p.Sizes(); err == nil && (sz.NumInputs != layout.InputsPer || sz.NumAux != layout.AuxPer) {
 					err = fmt.Errorf("%w: %d inputs and %d aux, the layout has %d and %d", ErrPartSize, sz.NumInputs, sz.NumAux, layout.InputsPer, layout.AuxPer)
 				}
@@ -73,7 +75,6 @@ func RecordParts(capacity Capacity, layout PartsLayout, workers int, synth func(
 			}
 		}()
 	}
-	j := NewJoiner(capacity)
 	var first error
 	for i := range n {
 		r := <-done[i]

@@ -112,20 +112,23 @@ func (c *Circuit) Synthesize(cs r1cs.ConstraintSystem) error {
 
 var _ prover.PartedCircuit = (*Circuit)(nil)
 
-// Parts describes the circuit as its sectors (prover.PartedCircuit): every sector
-// allocates the same variables, counted on sector 0, and its rows refer only to them and
-// ONE.
-func (c *Circuit) Parts() (n, inputsPer, auxPer int, err error) {
+// Parts describes the circuit as its sectors (prover.PartedCircuit), with an empty head:
+// every sector allocates the same variables, counted on sector 0, and its rows refer only
+// to them and ONE.
+func (c *Circuit) Parts() (r1cs.PartsLayout, error) {
 	if err := c.check(); err != nil {
-		return 0, 0, 0, err
+		return r1cs.PartsLayout{}, err
 	}
 	per := r1cs.NewCounter()
 	if err := c.synthesizeSector(per, &c.Sectors[0]); err != nil {
-		return 0, 0, 0, fmt.Errorf("post: sector 0: %w", err)
+		return r1cs.PartsLayout{}, fmt.Errorf("post: sector 0: %w", err)
 	}
-	sz := per.Sizes()
-	return len(c.Sectors), sz.NumInputs - 1, sz.NumAux, nil // the counter holds ONE
+	sz := per.Sizes() // the counter holds ONE
+	return r1cs.PartsLayout{N: len(c.Sectors), InputsPer: sz.NumInputs - 1, AuxPer: sz.NumAux}, nil
 }
+
+// SynthesizeHead synthesizes nothing: the sectors share no variables but ONE.
+func (c *Circuit) SynthesizeHead(r1cs.ConstraintSystem) error { return nil }
 
 // SynthesizePart synthesizes sector i alone (prover.PartedCircuit).
 func (c *Circuit) SynthesizePart(cs r1cs.ConstraintSystem, i int) error {

@@ -8,9 +8,9 @@ import (
 	"github.com/snarkpipe/snarkpipe/types"
 )
 
-// assertPartsEqualRecording records c whole and sector by sector (Parts, SynthesizePart,
-// r1cs.PartRecorder, r1cs.Joiner, the parts synthesized before any is joined, as the
-// pipeline's workers do) and requires the same recording.
+// assertPartsEqualRecording records c whole and sector by sector (Parts, SynthesizeHead,
+// SynthesizePart through r1cs.RecordParts on 3 workers, as the pipeline does) and
+// requires the same recording.
 func assertPartsEqualRecording(t *testing.T, c *Circuit) {
 	t.Helper()
 	whole := r1cs.NewRecorder(r1cs.Capacity{})
@@ -18,30 +18,21 @@ func assertPartsEqualRecording(t *testing.T, c *Circuit) {
 		t.Fatal(err)
 	}
 	want := whole.Finish()
-	n, inPer, auxPer, err := c.Parts()
+	l, err := c.Parts()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n != len(c.Sectors) || 1+n*inPer != want.NumInputs || n*auxPer != want.NumAux {
-		t.Fatalf("Parts: %d × (%d inputs, %d aux), the recording has %d inputs and %d aux", n, inPer, auxPer, want.NumInputs, want.NumAux)
+	if l.N != len(c.Sectors) || 1+l.HeadInputs+l.N*l.InputsPer != want.NumInputs || l.HeadAux+l.N*l.AuxPer != want.NumAux {
+		t.Fatalf("Parts %+v, the recording has %d inputs and %d aux", l, want.NumInputs, want.NumAux)
 	}
-	parts := make([]*r1cs.PartRecorder, n)
-	for i := n - 1; i >= 0; i-- { // out of order: parts are independent
-		parts[i] = r1cs.NewPartRecorder(r1cs.Capacity{}, 1+i*inPer, i*auxPer)
-		if err := c.SynthesizePart(parts[i], i); err != nil {
-			t.Fatal(err)
-		}
+	got, err := r1cs.RecordParts(r1cs.Capacity{}, l, 3, c.SynthesizeHead, c.SynthesizePart)
+	if err != nil {
+		t.Fatal(err)
 	}
-	j := r1cs.NewJoiner(r1cs.Capacity{})
-	for i, p := range parts {
-		if err := j.Add(p); err != nil {
-			t.Fatalf("part %d: %v", i, err)
-		}
-	}
-	if got := j.Finish(); got.Digest != want.Digest || got.Counts() != want.Counts() {
+	if got.Digest != want.Digest || got.Counts() != want.Counts() {
 		t.Fatalf("recording in parts differs: counts %+v, want %+v", got.Counts(), want.Counts())
 	}
-	if err := c.SynthesizePart(r1cs.NewPartRecorder(r1cs.Capacity{}, 1, 0), n); err == nil {
+	if err := c.SynthesizePart(r1cs.NewCounter(), l.N); err == nil {
 		t.Error("part past the last sector accepted")
 	}
 }

@@ -53,12 +53,12 @@ func BenchmarkRecordWindowSectors(b *testing.B) {
 	})
 	runtime.GC()
 	b.Run("parts", func(b *testing.B) {
-		n, inPer, auxPer, err := c.Parts()
+		layout, err := c.Parts()
 		if err != nil {
 			b.Fatal(err)
 		}
 		for b.Loop() {
-			got, err := r1cs.RecordParts(capacity, r1cs.PartsLayout{N: n, InputsPer: inPer, AuxPer: auxPer}, runtime.GOMAXPROCS(0), c.SynthesizePart)
+			got, err := r1cs.RecordParts(capacity, layout, runtime.GOMAXPROCS(0), c.SynthesizeHead, c.SynthesizePart)
 			if err != nil {
 				b.Fatal(err)
 			}
