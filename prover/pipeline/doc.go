@@ -56,9 +56,10 @@
 // the write, Close waits for pending saves, and a failed save only costs the next process
 // a recording. Figures: docs/BENCHMARKS.md, "Cold-start recording in one pass".
 //
-// A circuit made of independent parts of fixed sizes (prover.PartedCircuit: the sectors
-// of a PoSt partition) is recorded part by part on all but one core while the remaining
-// core synthesizes it whole into the hasher; the parts are joined in order into the same
+// A circuit made of a head and equal parts (prover.PartedCircuit: the sectors of a PoSt
+// partition, the challenges of a PoRep one) is recorded part by part on all but one core,
+// each part straight into its window of the recording, while the remaining core
+// synthesizes it whole into the hasher; the parts are joined in order into the same
 // recording (recordparts.go, r1cs.RecordParts), key included. When no file of its id can
 // be on disk, its first start skips the hash-only probe: part 0 recorded alone sizes the
 // recorder.

@@ -3,6 +3,7 @@ package r1cs
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 )
@@ -48,6 +49,7 @@ type PartRecorder struct {
 	coeffIdx             map[fr.Element]uint32
 	density              Density // bit i: the part's i-th input or aux variable
 	headMarks            []headMark
+	in                   *window // recorded in place (newPartRecorderIn), else nil
 	err                  error
 }
 
@@ -73,6 +75,45 @@ func NewPartRecorder(c Capacity, layout PartsLayout, i int) *PartRecorder {
 	p.coeff(&frOne) // the fixed slots of every table (coeffOneIdx, coeffMinusOneIdx)
 	p.coeff(&minusOne)
 	return p
+}
+
+// window is a part recorded in place (newPartRecorderIn): its rows and terms are
+// written straight into the whole recording's buffers, at offsets fixed in advance.
+type window struct {
+	rows     int
+	terms    [3]int
+	termBase [3]int // the part's first term per matrix: added to its row pointers
+	rowBase  int    // index of the part's first row pointer (after its previous row's)
+}
+
+// newPartRecorderIn returns a recorder for part i of layout that writes its rows into
+// dst's buffers at w (dst's slices already long enough: Joiner.reserve). The part's
+// coefficient indices are its own until Joiner.addIn remaps them in place.
+func newPartRecorderIn(layout PartsLayout, i int, dst *Shape, w window) *PartRecorder {
+	p := NewPartRecorder(Capacity{Inputs: layout.InputsPer, Aux: layout.AuxPer}, layout, i)
+	p.in = &w
+	for k, pair := range [3][2]*Matrix{{&p.A, &dst.A}, {&p.B, &dst.B}, {&p.C, &dst.C}} {
+		m, d := pair[0], pair[1]
+		m.RowPtr = d.RowPtr[w.rowBase : w.rowBase : w.rowBase+w.rows] // no leading 0
+		m.Col = d.Col[w.termBase[k] : w.termBase[k] : w.termBase[k]+w.terms[k]]
+		m.Coeff = d.Coeff[w.termBase[k] : w.termBase[k] : w.termBase[k]+w.terms[k]]
+	}
+	return p
+}
+
+// fitsWindow reports whether a part recorded in place filled exactly its window (a part
+// that wrote more grew its slices away from dst's, so it corrupted nothing).
+func (p *PartRecorder) fitsWindow() bool {
+	w := p.in
+	if p.rows != w.rows {
+		return false
+	}
+	for k, m := range []*Matrix{&p.A, &p.B, &p.C} {
+		if len(m.Col) != w.terms[k] || cap(m.Col) != w.terms[k] || len(m.RowPtr) != w.rows || cap(m.RowPtr) != w.rows {
+			return false
+		}
+	}
+	return true
 }
 
 func (p *PartRecorder) coeff(c *fr.Element) uint32 {
@@ -172,17 +213,10 @@ func (j *Joiner) Head() ConstraintSystem { return j.rec }
 // their order of first appearance, its density bits after those so far. p is not used
 // afterwards (its buffers may be dropped).
 func (j *Joiner) Add(p *PartRecorder) error {
-	if p.err != nil {
-		return p.err
+	if err := j.takeCoeffs(p); err != nil {
+		return err
 	}
 	s := &j.rec.shape
-	if p.firstInput != s.NumInputs || p.firstAux != s.NumAux {
-		return fmt.Errorf("%w: part starts at input %d, aux %d; the recording is at %d, %d", ErrPartOrder, p.firstInput, p.firstAux, s.NumInputs, s.NumAux)
-	}
-	j.remap = j.remap[:0]
-	for k := range p.coeffs {
-		j.remap = append(j.remap, j.rec.coeff(&p.coeffs[k]))
-	}
 	for _, side := range [3][2]*Matrix{{&s.A, &p.A}, {&s.B, &p.B}, {&s.C, &p.C}} {
 		dst, src := side[0], side[1]
 		base := uint64(len(dst.Col))
@@ -194,7 +228,13 @@ func (j *Joiner) Add(p *PartRecorder) error {
 			dst.RowPtr = append(dst.RowPtr, base+r)
 		}
 	}
-	d := &j.rec.density
+	j.addDensity(p)
+	return nil
+}
+
+// addDensity appends p's density bits and sizes, and applies its marks on the head.
+func (j *Joiner) addDensity(p *PartRecorder) {
+	d, s := &j.rec.density, &j.rec.shape
 	d.AAux.AppendBits(p.density.AAux)
 	d.BAux.AppendBits(p.density.BAux)
 	d.BInput.AppendBits(p.density.BInput)
@@ -211,6 +251,70 @@ func (j *Joiner) Add(p *PartRecorder) error {
 	s.NumInputs += p.inputs
 	s.NumAux += p.aux
 	s.NumConstraints += p.rows
+}
+
+// reserve lengthens the recording's buffers by more parts of rows rows and terms terms
+// each (zeros, overwritten by parts recorded in place) and returns the window of the
+// first of them; the next one starts rows rows and terms terms further. After it, only
+// addIn may change the buffers until Finish.
+func (j *Joiner) reserve(more, rows int, terms [3]int) window {
+	s := &j.rec.shape
+	w := window{rows: rows, terms: terms, rowBase: len(s.A.RowPtr)}
+	for k, m := range []*Matrix{&s.A, &s.B, &s.C} {
+		w.termBase[k] = len(m.Col)
+		n := more * terms[k]
+		m.Col = slices.Grow(m.Col, n)[:len(m.Col)+n]
+		m.Coeff = slices.Grow(m.Coeff, n)[:len(m.Coeff)+n]
+		m.RowPtr = slices.Grow(m.RowPtr, more*rows)[:len(m.RowPtr)+more*rows]
+	}
+	return w
+}
+
+// next is the window of the part after w's.
+func (w window) next() window {
+	w.rowBase += w.rows
+	for k := range w.termBase {
+		w.termBase[k] += w.terms[k]
+	}
+	return w
+}
+
+// addIn joins a part recorded in place, at its window: its coefficient indices and row
+// pointers are made the recording's in place, its density appended as Add does.
+func (j *Joiner) addIn(p *PartRecorder) error {
+	if p.err == nil && !p.fitsWindow() {
+		return fmt.Errorf("%w: %d rows and %d, %d, %d terms, its window %d rows and %v terms", ErrPartSize, p.rows, len(p.A.Col), len(p.B.Col), len(p.C.Col), p.in.rows, p.in.terms)
+	}
+	if err := j.takeCoeffs(p); err != nil {
+		return err
+	}
+	for k, m := range []*Matrix{&p.A, &p.B, &p.C} {
+		for t, c := range m.Coeff {
+			m.Coeff[t] = j.remap[c]
+		}
+		base := uint64(p.in.termBase[k])
+		for r := range m.RowPtr {
+			m.RowPtr[r] += base
+		}
+	}
+	j.addDensity(p)
+	return nil
+}
+
+// takeCoeffs checks that p is sound and starts where the recording is, and puts its
+// coefficients into the table, leaving j.remap[local index] = the table's index.
+func (j *Joiner) takeCoeffs(p *PartRecorder) error {
+	if p.err != nil {
+		return p.err
+	}
+	s := &j.rec.shape
+	if p.firstInput != s.NumInputs || p.firstAux != s.NumAux {
+		return fmt.Errorf("%w: part starts at input %d, aux %d; the recording is at %d, %d", ErrPartOrder, p.firstInput, p.firstAux, s.NumInputs, s.NumAux)
+	}
+	j.remap = j.remap[:0]
+	for k := range p.coeffs {
+		j.remap = append(j.remap, j.rec.coeff(&p.coeffs[k]))
+	}
 	return nil
 }
 

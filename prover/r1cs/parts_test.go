@@ -13,10 +13,13 @@ import (
 // rows among them, then parts of 2 inputs and aux aux variables each, whose rows mix the
 // part's variables, head variables, ONE, repeated terms (merged by canonicalization) and
 // coefficients drawn from a small shared pool and fresh ones, so that the joined
-// coefficient table must follow the order of first appearance across parts.
+// coefficient table must follow the order of first appearance across parts. The parts
+// are equal (same rows and terms, over their own variables) but for the fresh
+// coefficients' values; part extraAt (if >= 1) enforces one row more.
 type partedTest struct {
 	seed                 uint64
 	headIn, headAux, aux int
+	extraAt              int
 }
 
 func (s *partedTest) layout(n int) PartsLayout {
@@ -35,13 +38,15 @@ func (s *partedTest) headVars() []Variable {
 	return vs
 }
 
-func (s *partedTest) rows(cs ConstraintSystem, rng *rand.Rand, own []Variable, count int) {
+// rows enforces count rows: their shape (sides, variables, pool coefficients) from rng,
+// the fresh coefficients' values from vals.
+func (s *partedTest) rows(cs ConstraintSystem, rng, vals *rand.Rand, own []Variable, count int) {
 	pool := []uint64{3, 5, 7, 11}
 	head := s.headVars()
 	coeff := func() fr.Element {
 		var c fr.Element
 		if rng.IntN(3) == 0 {
-			c.SetUint64(1000 + rng.Uint64N(1<<40)) // fresh
+			c.SetUint64(1000 + vals.Uint64N(1<<40)) // fresh
 		} else {
 			c.SetUint64(pool[rng.IntN(len(pool))])
 		}
@@ -88,18 +93,23 @@ func (s *partedTest) head(cs ConstraintSystem) error {
 		vs = append(vs, cs.Alloc(fr.Element{}))
 	}
 	if len(vs) > 0 {
-		s.rows(cs, rng, vs, 7)
+		s.rows(cs, rng, rng, vs, 7)
 	}
 	return nil
 }
 
 func (s *partedTest) part(cs ConstraintSystem, i int) error {
-	rng := rand.New(rand.NewPCG(s.seed, uint64(i)))
+	rng := rand.New(rand.NewPCG(s.seed, 0))
+	vals := rand.New(rand.NewPCG(s.seed, uint64(1+i)))
 	own := []Variable{cs.AllocInput(fr.Element{}), cs.AllocInput(fr.Element{})}
 	for range s.aux {
 		own = append(own, cs.Alloc(fr.Element{}))
 	}
-	s.rows(cs, rng, own, 5+rng.IntN(20))
+	n := 5 + rng.IntN(20)
+	if i == s.extraAt && i > 0 {
+		n++
+	}
+	s.rows(cs, rng, vals, own, n)
 	return nil
 }
 
@@ -158,6 +168,10 @@ func TestRecordPartsSizeMismatch(t *testing.T) {
 	l.HeadAux = 3
 	if _, err := RecordParts(Capacity{}, l, 2, sys.head, sys.part); !errors.Is(err, ErrPartSize) {
 		t.Errorf("head of another size: got %v, want ErrPartSize", err)
+	}
+	sys.extraAt = 4 // a part with a row more than part 0 does not fit its window
+	if _, err := RecordParts(Capacity{}, sys.layout(6), 2, sys.head, sys.part); !errors.Is(err, ErrPartSize) {
+		t.Errorf("part of more rows: got %v, want ErrPartSize", err)
 	}
 }
 

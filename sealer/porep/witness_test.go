@@ -48,6 +48,12 @@ func assertFillEqualsBuilder(t *testing.T, c *Circuit) {
 // TestFillWitnessEqualsBuilder2KiB: the fast fill of a real sealed 2 KiB partition equals
 // the witness builder's assignment.
 func TestFillWitnessEqualsBuilder2KiB(t *testing.T) {
+	assertFillEqualsBuilder(t, sealed2KiBPartition(t))
+}
+
+// sealed2KiBPartition is partition 0 of a 2 KiB sector sealed by the test sealer.
+func sealed2KiBPartition(t *testing.T) *Circuit {
+	t.Helper()
 	info, err := types.SealProof(5)
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +62,7 @@ func TestFillWitnessEqualsBuilder2KiB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	assertFillEqualsBuilder(t, c)
+	return c
 }
 
 // randomize gives every value of c a random field element and every index a random
