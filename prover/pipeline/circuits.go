@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"runtime"
 	"sync"
 	"time"
 
@@ -122,7 +121,7 @@ func (cs *circuits) probe(c prover.Circuit) (Hint, error) {
 		cs.setKey(id, key, heldShape{})
 		return h, nil
 	}
-	if pc, ok := c.(prover.PartedCircuit); ok && runtime.GOMAXPROCS(0) > 1 && !cs.storeMayHold(id) {
+	if pc, ok := c.(prover.PartedCircuit); ok && partWorkers() > 0 && !cs.storeMayHold(id) {
 		// Nothing on disk can match, so the key is not needed before recording; one part
 		// recorded alone sizes the recorder (recordParts computes the key beside it).
 		if capacity, err := partsCapacity(id, pc); err == nil {
@@ -241,8 +240,8 @@ func (cs *circuits) record(c prover.Circuit, capacity r1cs.Capacity) (srs.Record
 	var key srs.RecordingKey
 	var s *r1cs.Shape
 	var err error
-	if pc, ok := c.(prover.PartedCircuit); ok && runtime.GOMAXPROCS(0) > 1 { // one core: one synthesis does both
-		key, s, err = recordParts(c, pc, capacity, runtime.GOMAXPROCS(0)-1)
+	if pc, ok := c.(prover.PartedCircuit); ok && partWorkers() > 0 {
+		key, s, err = recordParts(c, pc, capacity, partWorkers())
 		if err != nil && cs.log != nil {
 			// Parts that do not fit their layout, or any other failure: one synthesis
 			// decides (and reports the circuit's own error, if it has one).

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"runtime"
 
 	"github.com/snarkpipe/snarkpipe/prover"
 	"github.com/snarkpipe/snarkpipe/prover/r1cs"
@@ -41,6 +42,10 @@ func recordParts(c prover.Circuit, pc prover.PartedCircuit, capacity r1cs.Capaci
 	}
 	return kr.key, s, nil
 }
+
+// partWorkers is the number of goroutines that record parts: all cores but the one the
+// key's synthesis takes; none on one core, where one synthesis does both.
+func partWorkers() int { return runtime.GOMAXPROCS(0) - 1 }
 
 type keyResult struct {
 	key srs.RecordingKey

@@ -28,8 +28,8 @@ func (l PartsLayout) first(i int) (input, aux int) {
 	return 1 + l.HeadInputs + i*l.InputsPer, l.HeadAux + i*l.AuxPer
 }
 
-// ErrPartReference is recorded by a PartRecorder whose rows refer to a variable outside
-// its part (other than ONE): such a system cannot be recorded in parts.
+// ErrPartReference is recorded by a PartRecorder whose rows refer to a variable that is
+// neither the part's, the head's nor ONE: such a system cannot be recorded in parts.
 var ErrPartReference = errors.New("r1cs: a part's row refers to a variable outside the part")
 
 // ErrPartOrder reports a part joined out of place (its first variables are not where the
