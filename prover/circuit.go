@@ -32,6 +32,17 @@ type WitnessFiller interface {
 	FillWitness(inputs, aux []fr.Element) error
 }
 
+// ProgressFiller is a WitnessFiller that fills aux in order and says how far it has got,
+// so that the prover can start on what is filled (the MSMs over aux of a 32 GiB Window
+// PoSt partition run while its later sectors are filled). FillWitnessProgress is
+// FillWitness calling done(n) each time aux[:n] holds its final values, with n never
+// decreasing, from any goroutine but never two calls at once. The inputs need only be
+// final when it returns.
+type ProgressFiller interface {
+	WitnessFiller
+	FillWitnessProgress(inputs, aux []fr.Element, done func(n int)) error
+}
+
 // PartedCircuit is implemented by circuits that are a head followed by a sequence of
 // parts, each part allocating the same numbers of inputs and aux variables and referring
 // in its rows only to its own variables, the head's and ONE (the challenges of a PoRep

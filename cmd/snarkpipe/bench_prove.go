@@ -29,12 +29,13 @@ type benchOptions struct {
 	allowCPULarge bool
 	devices       []int
 	lib           string
-	cold          bool // no Preload: the first proof pays the setup
-	proofStreams  int  // gpu.Config.ProofStreams
-	serialMSMs    bool // gpu.Config.SerialMSMs
-	hostKeys      bool // keys kept on the host as parameters (pipeline.BenchParams)
-	keyDevice     int  // --host-keys: the GPU that makes them (-1: the first of devices)
-	windowDuring  bool // porep: one Window PoSt partition submitted after the first proof
+	cold          bool      // no Preload: the first proof pays the setup
+	proofStreams  int       // gpu.Config.ProofStreams
+	serialMSMs    bool      // gpu.Config.SerialMSMs
+	streamPlan    []float64 // gpu.Config.StreamPlan
+	hostKeys      bool      // keys kept on the host as parameters (pipeline.BenchParams)
+	keyDevice     int       // --host-keys: the GPU that makes them (-1: the first of devices)
+	windowDuring  bool      // porep: one Window PoSt partition submitted after the first proof
 	pipe          pipeline.Config
 	trace, json   string
 	poll          time.Duration
@@ -60,6 +61,8 @@ func benchProveFlags(kind string) []cli.Flag {
 		&cli.IntFlag{Name: "workers-per-device", Value: d.WorkersPerDevice, Usage: "device workers per GPU (one proves while the next prepares)"},
 		&cli.IntFlag{Name: "proof-streams", Usage: "partitions proved at once per GPU, each on its own CUDA stream (0: the backend's default)"},
 		&cli.BoolFlag{Name: "serial-msms", Usage: "run every stage of a partition on one CUDA stream (default: the small MSMs run on a side stream beside the quotient and the H MSM)"},
+		&cli.Float64SliceFlag{Name: "stream-plan", Usage: "where a streamed partition (PoSt) cuts aux for its MSMs, as increasing fractions in (0, 1) (default: the backend's, 0.125 and 0.5)"},
+		&cli.BoolFlag{Name: "whole-witness", Usage: "hand partitions to the GPU only once their witness is filled (pipeline whole_witness; default: PoSt partitions stream)"},
 		&cli.IntFlag{Name: "handoff", Value: d.HandoffDepth, Usage: "synthesized partitions that may wait for a device worker"},
 		&cli.IntFlag{Name: "eval-tasks", Value: d.EvalTasks, Usage: "parallelism of host-side evaluation and packing (0: all CPUs)"},
 		&cli.Float64Flag{Name: "host-budget", Usage: "host memory budget in GiB (default: physical memory minus 5 GiB)"},
@@ -109,8 +112,8 @@ func benchOptionsOf(c *cli.Context, kind string) (benchOptions, error) {
 		kind: kind, size: size, proofs: c.Int("proofs"), partitions: 1, sequential: c.Bool("sequential"),
 		seed: c.Uint64("seed"), cpu: c.Bool("cpu"), allowCPULarge: c.Bool("allow-cpu-large"),
 		devices: c.IntSlice("device"), lib: c.String("lib"), cold: c.Bool("cold"), proofStreams: c.Int("proof-streams"),
-		serialMSMs: c.Bool("serial-msms"),
-		hostKeys:   c.Bool("host-keys"), keyDevice: c.Int("key-device"), windowDuring: kind == "porep" && c.Bool("window-during"),
+		serialMSMs: c.Bool("serial-msms"), streamPlan: c.Float64Slice("stream-plan"),
+		hostKeys: c.Bool("host-keys"), keyDevice: c.Int("key-device"), windowDuring: kind == "porep" && c.Bool("window-during"),
 		trace: c.String("trace"), json: c.String("json"), poll: c.Duration("poll"), progress: c.Duration("progress"),
 	}
 	if kind == "window" {
@@ -122,6 +125,7 @@ func benchOptionsOf(c *cli.Context, kind string) (benchOptions, error) {
 	o.pipe = pipeline.DefaultConfig()
 	o.pipe.SynthesisWorkers = c.Int("synth-workers")
 	o.pipe.PinKeys = c.Bool("pin-keys")
+	o.pipe.WholeWitness = c.Bool("whole-witness")
 	o.pipe.PreloadSlots = c.Bool("preload-slots")
 	o.pipe.WorkersPerDevice = c.Int("workers-per-device")
 	o.pipe.HandoffDepth = c.Int("handoff")
@@ -155,7 +159,7 @@ func gib(v float64) int64 { return int64(v * (1 << 30)) }
 func benchBackends(o benchOptions) (bes []backend.Backend, desc string, isGPU bool, err error) {
 	if !o.cpu {
 		for _, d := range o.devices {
-			be, err := gpu.New(gpu.Config{Device: d, LibPath: o.lib, ProofStreams: o.proofStreams, SerialMSMs: o.serialMSMs})
+			be, err := gpu.New(gpu.Config{Device: d, LibPath: o.lib, ProofStreams: o.proofStreams, SerialMSMs: o.serialMSMs, StreamPlan: o.streamPlan})
 			if err != nil {
 				for _, b := range bes {
 					b.Close()

@@ -70,6 +70,7 @@ var configComments = map[string]string{
 	"pinned":             "[pipeline] Circuit ids never evicted once loaded (e.g. a Winning PoSt circuit).",
 	"preload_slots":      "[pipeline] A preload also allocates (and on a GPU page-locks) the circuit's pooled working-set slots, work its first proof would otherwise do (about 11 s at 32 GiB PoRep).",
 	"pin_keys":           "[pipeline] Page-lock the host copy of each proving key so that loading it onto a GPU (first use, residency swaps) runs at bus speed. Off until measured.",
+	"whole_witness":      "[pipeline] Hand a partition to the GPU only once its witness is filled. Off: PoSt partitions go to the GPU first, which starts on the sectors already filled.",
 	"max_request_bytes":  "Largest request body; the default has headroom for a 64 GiB C1 output in base64.",
 	"address":            "[cuzk] Curio's gRPC endpoint, when enabled: unix:///path or host:port (non-loopback needs allow). Put the same value in Curio's [Cuzk] Address.",
 	"socket_mode":        "[cuzk] Unix socket file mode (decimal in TOML; 384 = 0600, owner only). Curio sends no credentials.",

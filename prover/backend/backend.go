@@ -104,6 +104,12 @@ type ResidentTimings struct {
 	// the side-stream stages that ran out: the stage times are the last run's, and Total
 	// includes the failed one.
 	OutOfMemoryRetries int
+	// Streamed proofs (StreamingShapeEvaluator): Chunks is how many prefixes of aux the
+	// L, A and B MSMs ran on while the host was still filling the rest, and FillWait how
+	// long the device waited for the host's fill in all (included in the stage times'
+	// sum's gaps, not in any stage).
+	Chunks   int
+	FillWait time.Duration
 }
 
 // ShapeEvaluator is an optional Backend capability: the pre-compiled proving path. A
@@ -118,6 +124,28 @@ type ShapeEvaluator interface {
 	// ProveResident runs one proof's backend work for the assignment inputs ‖ aux of the
 	// shape against the key's resident vectors.
 	ProveResident(s ResidentShape, inputs, aux []fr.Element, k ResidentKey) (ResidentResults, error)
+}
+
+// AuxProgress is how a streamed proof learns how far the host has filled the
+// assignment it was given: the host fills aux in order, a prefix at a time, and the
+// inputs by the end.
+type AuxProgress interface {
+	// WaitAux blocks until aux[:n] holds its final values, or returns the fill's error
+	// (the proof must then stop and not read the assignment again).
+	WaitAux(n int) error
+	// WaitAll blocks until the whole assignment, inputs included, is final, or returns
+	// the fill's error.
+	WaitAll() error
+}
+
+// StreamingShapeEvaluator is an optional ShapeEvaluator capability: a proof that starts
+// while the host is still filling its aux assignment in order. The MSMs over aux (L, A,
+// B1, B2) run on the prefixes already filled, and the stages that need the whole of z
+// (A·z, B·z, C·z, the quotient, the H MSM) once it is complete, so the host's fill hides
+// behind device work. Results equal ProveResident's for the final assignment.
+type StreamingShapeEvaluator interface {
+	ShapeEvaluator
+	ProveResidentStreamed(s ResidentShape, inputs, aux []fr.Element, k ResidentKey, ready AuxProgress) (ResidentResults, error)
 }
 
 // BasesReader is an optional Backend capability: copying resident bases back to host

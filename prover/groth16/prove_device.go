@@ -95,6 +95,29 @@ func (rc *ResidentCircuit) ProvePacked(inputs []fr.Element, aux *backend.PackedA
 	})
 }
 
+// ProveStreamed is Prove for an assignment the host is still filling: aux in order and
+// the inputs by the end, ready telling how far. On a backend that streams
+// (backend.StreamingShapeEvaluator) the device starts on the prefix already filled;
+// on another it waits for the whole assignment and proves as Prove. The proof is
+// Prove's for the final assignment.
+func (rc *ResidentCircuit) ProveStreamed(inputs, aux []fr.Element, ready backend.AuxProgress, rs *Randomness) (Proof, DeviceTimings, error) {
+	var tm DeviceTimings
+	c := rc.pk.Counts
+	if len(inputs) != c.NumInputs || len(aux) != c.NumAux {
+		return Proof{}, tm, fmt.Errorf("groth16: assignment has %d inputs and %d aux, key wants %d and %d", len(inputs), len(aux), c.NumInputs, c.NumAux)
+	}
+	se, ok := rc.ev.(backend.StreamingShapeEvaluator)
+	if !ok {
+		if err := ready.WaitAll(); err != nil {
+			return Proof{}, tm, err
+		}
+		return rc.Prove(inputs, aux, rs)
+	}
+	return rc.prove(rs, func(k backend.ResidentKey) (backend.ResidentResults, error) {
+		return se.ProveResidentStreamed(rc.shape, inputs, aux, k, ready)
+	})
+}
+
 // prove runs the backend's part through run and blinds the result.
 func (rc *ResidentCircuit) prove(rs *Randomness, run func(backend.ResidentKey) (backend.ResidentResults, error)) (Proof, DeviceTimings, error) {
 	var tm DeviceTimings

@@ -107,6 +107,17 @@ func TestResidentCircuitMatchesProve(t *testing.T) {
 	if _, _, err := rc.Prove(f.w.Inputs[:1], f.w.Aux, &rs); err == nil {
 		t.Error("assignment with missing inputs accepted")
 	}
+	// A backend that does not stream: ProveStreamed waits for the whole fill, then
+	// proves as Prove; a failed fill is returned.
+	fill := &wholeFill{}
+	got, _, err = rc.ProveStreamed(f.w.Inputs, f.w.Aux, fill, &rs)
+	if err != nil || got.Bytes() != want.Bytes() || fill.all != 1 {
+		t.Fatalf("ProveStreamed without streaming: %v, %d waits for the whole fill, equal %v", err, fill.all, got.Bytes() == want.Bytes())
+	}
+	failed := errors.New("fill failed")
+	if _, _, err := rc.ProveStreamed(f.w.Inputs, f.w.Aux, &wholeFill{err: failed}, &rs); !errors.Is(err, failed) {
+		t.Errorf("ProveStreamed of a failed fill: %v", err)
+	}
 	other := recordShape(t, &r1cstest.Random{Seed: 12, Constraints: 151, Inputs: 3})
 	if _, err := pk.LoadShape(other); !errors.Is(err, groth16.ErrShape) {
 		t.Errorf("foreign shape: got %v, want ErrShape", err)
@@ -120,3 +131,12 @@ func recordShape(t testing.TB, c *r1cstest.Random) *r1cs.Shape {
 	}
 	return rec.Finish()
 }
+
+// wholeFill is a finished fill (backend.AuxProgress) that counts the waits for all of it.
+type wholeFill struct {
+	all int
+	err error
+}
+
+func (w *wholeFill) WaitAux(int) error { return w.err }
+func (w *wholeFill) WaitAll() error    { w.all++; return w.err }

@@ -73,6 +73,14 @@ type Config struct {
 	// after that proof (idle slots are evicted first when memory is needed).
 	PreloadSlots bool `toml:"preload_slots"`
 
+	// WholeWitness hands a partition to the device workers only once its witness is
+	// filled. Off (the default), a partition of a circuit that fills its aux in order
+	// (prover.ProgressFiller: the PoSt circuits) goes to them before its fill, and a
+	// device that streams (backend.StreamingShapeEvaluator) runs the MSMs over aux on the
+	// part filled while the host fills the rest; the device worker holds its device
+	// meanwhile.
+	WholeWitness bool `toml:"whole_witness"`
+
 	// Pinned circuits are never evicted once loaded (small SRS such as Winning PoSt).
 	Pinned []prover.CircuitID `toml:"pinned"`
 

@@ -184,6 +184,7 @@ type partition struct {
 	state  *circuitState
 	slot   *slot
 	packed *backend.PackedAux // the witness as handed over on the packed path (in the slot)
+	fill   *fillProgress      // a streamed partition's fill, handed over before it ended
 	proof  groth16.Proof
 	public []fr.Element
 	vk     *groth16.VerifyingKey

@@ -196,9 +196,15 @@ func (p *Pipeline) proveResident(worker string, dk *deviceKey, batch []*partitio
 		var tm groth16.DeviceTimings
 		var err error
 		part.t.ProveStart = time.Now()
-		if part.packed != nil {
+		switch {
+		case part.fill != nil:
+			proof, tm, err = dk.rc.ProveStreamed(sl.z[:nIn], sl.z[nIn:], part.fill, p.fixedRandomness)
+			if err == nil {
+				part.t.Witness = part.fill.took
+			}
+		case part.packed != nil:
 			proof, tm, err = dk.rc.ProvePacked(sl.z[:nIn], part.packed, p.fixedRandomness)
-		} else {
+		default:
 			proof, tm, err = dk.rc.Prove(sl.z[:nIn], sl.z[nIn:], p.fixedRandomness)
 		}
 		part.t.ProveEnd = time.Now()

@@ -7,7 +7,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/snarkpipe/snarkpipe/prover"
 	"github.com/snarkpipe/snarkpipe/prover/groth16"
+	"github.com/snarkpipe/snarkpipe/prover/r1cs"
 )
 
 // synthStage is the synthesis pool: each worker takes the highest-priority queued
@@ -47,8 +49,12 @@ func (s *synthStage) run(name string, min Priority) {
 		if part.job.ctx.Err() != nil {
 			continue
 		}
-		if err := p.synthesize(name, part); err != nil {
+		handedOff, err := p.synthesize(name, part)
+		if err != nil {
 			p.fail(part, err)
+			continue
+		}
+		if handedOff { // streamed: pushed before its fill, which has ended since
 			continue
 		}
 		// Once pushed, the partition belongs to the device workers: not touched here again.
@@ -58,7 +64,10 @@ func (s *synthStage) run(name string, min Priority) {
 	}
 }
 
-func (p *Pipeline) synthesize(worker string, part *partition) error {
+// synthesize admits part on the host, fills its witness into a slot and prepares its
+// upload. A streamed partition (streamed) is handed off before its fill instead, and
+// handedOff says so: it then belongs to the device workers even if its fill fails.
+func (p *Pipeline) synthesize(worker string, part *partition) (handedOff bool, err error) {
 	ctx := part.job.ctx
 	start := time.Now()
 	part.t.SynthStart = start
@@ -66,12 +75,12 @@ func (p *Pipeline) synthesize(worker string, part *partition) error {
 	h, err := p.circuits.prepare(ctx, part.circuit)
 	part.t.Prepare = time.Since(start)
 	if err != nil {
-		return err
+		return false, err
 	}
 	part.hint = h
 	admit := time.Now()
 	if err := p.acquireHost(ctx, part); err != nil {
-		return err
+		return false, err
 	}
 	if part.state.key.String() != h.Key {
 		// The resident recording comes from other circuit code than the one just probed
@@ -80,10 +89,10 @@ func (p *Pipeline) synthesize(worker string, part *partition) error {
 		p.releaseHost(part, true)
 		part.host = nil
 		if err := p.acquireHost(ctx, part); err != nil {
-			return err
+			return false, err
 		}
 		if part.state.key.String() != h.Key {
-			return fmt.Errorf("%w: %s: resident recording does not match", ErrCircuitChanged, part.job.Circuit)
+			return false, fmt.Errorf("%w: %s: resident recording does not match", ErrCircuitChanged, part.job.Circuit)
 		}
 	}
 	if part.t.Admission > time.Millisecond { // waits worth seeing on the timeline
@@ -91,25 +100,70 @@ func (p *Pipeline) synthesize(worker string, part *partition) error {
 	}
 	sl, err := p.host.allocSlot(part.host, p.hostSlot(h))
 	if err != nil {
-		return err
+		return false, err
 	}
 	part.slot = sl
 	p.pinSlot(part)
+	if pf, ok := p.streamed(part); ok {
+		return true, p.fillStreamed(worker, part, pf)
+	}
 	st := part.state
 	t := time.Now()
 	if err := fillAssignment(part.circuit, st.shape, sl.z); err != nil {
 		if errors.Is(err, ErrCircuitChanged) {
 			p.distrust(part)
 		}
-		return err
+		return false, err
 	}
 	part.t.Witness = time.Since(t)
 	if err := p.prepareUpload(part); err != nil {
-		return err
+		return false, err
 	}
 	part.t.SynthEnd = time.Now()
 	p.trace.span("synthesize", worker, part.t.SynthStart, part.t.SynthEnd, part)
 	p.metrics.stage.WithLabelValues("synthesize").Observe(part.t.SynthEnd.Sub(start).Seconds())
+	return false, nil
+}
+
+// streamed reports whether part is proved while its witness is filled: its circuit
+// fills aux in order (prover.ProgressFiller), the devices take z from the slot as it is
+// (no host-evaluated rows; a packed path is not used for it), and Config.WholeWitness
+// is off.
+func (p *Pipeline) streamed(part *partition) (prover.ProgressFiller, bool) {
+	if p.cfg.WholeWitness || p.mode.hostEval {
+		return nil, false
+	}
+	pf, ok := part.circuit.(prover.ProgressFiller)
+	return pf, ok
+}
+
+// fillStreamed hands part to the device workers and then fills its witness, reporting
+// the aux prefix filled through part.fill, so that a device worker can start on it
+// (groth16.ResidentCircuit.ProveStreamed). From the hand-off on the partition is the
+// device workers': a failed fill reaches them through part.fill, and they release the
+// slot only once the fill has ended (releaseHost). It returns an error only when the
+// hand-off failed, before the fill.
+func (p *Pipeline) fillStreamed(worker string, part *partition, pf prover.ProgressFiller) error {
+	sl, shape := part.slot, part.state.shape
+	fill := newFillProgress()
+	part.fill = fill
+	part.t.SynthEnd = time.Now()
+	if err := p.handoff.push(part.job.ctx, part); err != nil {
+		part.fill = nil
+		return err
+	}
+	t := time.Now()
+	inputs, aux := sl.z[:shape.NumInputs], sl.z[shape.NumInputs:]
+	inputs[0] = r1cs.CoeffOne()
+	err := contain(part.circuit.ID(), func() error { return pf.FillWitnessProgress(inputs, aux, fill.advance) })
+	if errors.Is(err, ErrCircuitChanged) {
+		p.distrust(part)
+	}
+	end := time.Now()
+	fill.took = end.Sub(t)
+	fill.end(err, len(aux))
+	p.trace.span("synthesize", worker, t, end, part)
+	p.metrics.stage.WithLabelValues("synthesize").Observe(end.Sub(part.t.SynthStart).Seconds())
 	return nil
 }
 
@@ -122,8 +176,12 @@ func (p *Pipeline) distrust(part *partition) {
 	}
 }
 
-// releaseHost returns a partition's host grant (slot back to the pool).
+// releaseHost returns a partition's host grant (slot back to the pool), once a
+// streamed partition's fill has stopped writing into the slot.
 func (p *Pipeline) releaseHost(part *partition, keepSlot bool) {
+	if part.fill != nil {
+		part.fill.waitEnded()
+	}
 	if part.host != nil {
 		p.host.release(part.host, keepSlot)
 	}
@@ -274,6 +332,13 @@ func (p *Pipeline) proveRows(dk *deviceKey, batch []*partition) error {
 	st := batch[0].state
 	as := make([]groth16.Assignment, len(batch))
 	nIn, rows := st.shape.NumInputs, st.shape.Rows()
+	for _, part := range batch { // (streamed partitions go to resident devices only)
+		if part.fill != nil {
+			if err := part.fill.WaitAll(); err != nil {
+				return err
+			}
+		}
+	}
 	for i, part := range batch {
 		sl := part.slot
 		as[i] = groth16.Assignment{Inputs: sl.z[:nIn], Aux: sl.z[nIn:], A: sl.a[:rows], B: sl.b[:rows], C: sl.c[:rows]}

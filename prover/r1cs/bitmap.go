@@ -39,6 +39,19 @@ func (b *Bitmap) Count() int {
 	return n
 }
 
+// CountBelow is the number of set bits among the first n (0 ≤ n ≤ Len): the rank of
+// position n, where a density-filtered list of n's variables starts.
+func (b *Bitmap) CountBelow(n int) int {
+	c := 0
+	for _, w := range b.Words[:n/64] {
+		c += bits.OnesCount64(w)
+	}
+	if r := n % 64; r != 0 {
+		c += bits.OnesCount64(b.Words[n/64] & (1<<uint(r) - 1))
+	}
+	return c
+}
+
 // AppendBits adds o's bits at the end.
 func (b *Bitmap) AppendBits(o Bitmap) {
 	s := uint(b.Len % 64)

@@ -70,3 +70,39 @@ func forRealPoStCircuits(t *testing.T, check func(c *Circuit)) {
 	}
 	check(c)
 }
+
+// TestFillWitnessProgress: the prefixes reported grow, end at the whole of aux, and
+// hold their final values when reported (checked against a witness builder at every
+// report, while later sectors are still being filled).
+func TestFillWitnessProgress(t *testing.T) {
+	forRealPoStCircuits(t, func(c *Circuit) {
+		w := r1cs.NewWitness(r1cs.Capacity{})
+		if err := c.Synthesize(w); err != nil {
+			t.Fatal(err)
+		}
+		inputs := make([]fr.Element, len(w.Inputs))
+		inputs[0].SetOne()
+		aux := make([]fr.Element, len(w.Aux))
+		per := len(aux) / len(c.Sectors)
+		last, reports := 0, 0
+		err := c.FillWitnessProgress(inputs, aux, func(n int) {
+			reports++
+			if n <= last || n%per != 0 || n > len(aux) {
+				t.Errorf("prefix %d reported after %d (sector size %d, aux %d)", n, last, per, len(aux))
+			}
+			for i := last; i < n && i < len(aux); i++ {
+				if aux[i] != w.Aux[i] {
+					t.Errorf("aux %d not final when prefix %d was reported", i, n)
+					break
+				}
+			}
+			last = n
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if last != len(aux) || reports < 1 || reports > len(c.Sectors) {
+			t.Fatalf("%d reports ending at %d of %d aux (%d sectors)", reports, last, len(aux), len(c.Sectors))
+		}
+	})
+}

@@ -42,6 +42,10 @@ type Config struct {
 	// large stages: 32 GiB PoRep 1.8 % faster for 4 GiB more device memory
 	// (docs/BENCHMARKS.md).
 	SerialMSMs bool
+	// StreamPlan is where a streamed proof (ProveResidentStreamed) cuts aux: the ends of
+	// its prefixes before the last, as increasing fractions of aux in (0, 1). nil:
+	// DefaultStreamPlan.
+	StreamPlan []float64
 }
 
 // DefaultConfig uses device 0 and the default library search.
@@ -54,6 +58,11 @@ func (c Config) Validate() error {
 	}
 	if c.WindowBits != 0 && (c.WindowBits < 4 || c.WindowBits > 24) {
 		return fmt.Errorf("gpu backend: WindowBits %d outside [4, 24]", c.WindowBits)
+	}
+	for i, f := range c.StreamPlan {
+		if !(f > 0 && f < 1) || (i > 0 && f <= c.StreamPlan[i-1]) {
+			return fmt.Errorf("gpu backend: StreamPlan %v: want increasing fractions in (0, 1)", c.StreamPlan)
+		}
 	}
 	if c.ProofStreams < 0 || c.ProofStreams > MaxProofStreams {
 		return fmt.Errorf("gpu backend: ProofStreams %d outside [0, %d]", c.ProofStreams, MaxProofStreams)
@@ -69,6 +78,7 @@ type Backend struct {
 	info   cuda.DeviceInfo
 	device int
 	window uint32
+	plan   []float64 // Config.StreamPlan or DefaultStreamPlan
 
 	// mu is the device lock: it owns the main context's stream and timing events. A
 	// resident proof on the main stream holds it from its upload to its last MSM.
@@ -150,7 +160,7 @@ func New(cfg Config) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Backend{lib: lib, info: info, device: cfg.Device, window: uint32(cfg.WindowBits), ctx: ctx,
+	b := &Backend{lib: lib, info: info, device: cfg.Device, window: uint32(cfg.WindowBits), plan: cfg.streamPlan(), ctx: ctx,
 		domains: make(map[int]*quotientConsts), shapes: make(map[*residentShape]struct{}),
 		oneStream: make(map[shapeSizes]bool)}
 	if err := b.newProofStreams(max(cfg.ProofStreams, 1), !cfg.SerialMSMs); err != nil {

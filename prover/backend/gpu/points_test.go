@@ -122,10 +122,14 @@ func TestNaiveMSMHelperAgreesWithGnark(t *testing.T) {
 }
 
 func TestConfigValidate(t *testing.T) {
-	for _, c := range []Config{{Device: -1}, {WindowBits: 3}, {WindowBits: 25}} {
+	for _, c := range []Config{{Device: -1}, {WindowBits: 3}, {WindowBits: 25},
+		{StreamPlan: []float64{0}}, {StreamPlan: []float64{1}}, {StreamPlan: []float64{0.5, 0.5}}, {StreamPlan: []float64{0.6, 0.2}}} {
 		if c.Validate() == nil {
 			t.Errorf("%+v: Validate accepted it", c)
 		}
+	}
+	if err := (Config{StreamPlan: []float64{0.1, 0.4, 0.9}}).Validate(); err != nil {
+		t.Errorf("a valid stream plan refused: %v", err)
 	}
 	if err := DefaultConfig().Validate(); err != nil {
 		t.Fatal(err)

@@ -26,6 +26,7 @@ type residentShape struct {
 	sides                     [3]cuda.CSR
 	idxA, idxB                cuda.DevPtr
 	nA, nB                    int
+	chunks                    []streamChunk // a streamed proof's prefixes of aux (prove_streamed.go)
 
 	mu         sync.Mutex
 	allocs     []cuda.DevPtr // the shape's own arrays, freed on Close
@@ -68,7 +69,7 @@ func (b *Backend) LoadShape(s *r1cs.Shape) (backend.ResidentShape, error) {
 	}
 	idxA, idxB := densityIndices(s)
 	rs := &residentShape{b: b, inputs: s.NumInputs, aux: s.NumAux, rows: s.Rows(), domain: s.DomainSize(),
-		nA: len(idxA), nB: len(idxB)}
+		nA: len(idxA), nB: len(idxB), chunks: planStream(s, b.plan)}
 	b.poolMu.Lock()
 	b.shapes[rs] = struct{}{} // from here on Close unregisters it
 	rs.oneStream.Store(b.oneStream[rs.sizes()])
