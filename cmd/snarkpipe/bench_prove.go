@@ -61,7 +61,7 @@ func benchProveFlags(kind string) []cli.Flag {
 		&cli.IntFlag{Name: "workers-per-device", Value: d.WorkersPerDevice, Usage: "device workers per GPU (one proves while the next prepares)"},
 		&cli.IntFlag{Name: "proof-streams", Usage: "partitions proved at once per GPU, each on its own CUDA stream (0: the backend's default)"},
 		&cli.BoolFlag{Name: "serial-msms", Usage: "run every stage of a partition on one CUDA stream (default: the small MSMs run on a side stream beside the quotient and the H MSM)"},
-		&cli.Float64SliceFlag{Name: "stream-plan", Usage: "where a streamed partition (PoSt) cuts aux for its MSMs, as increasing fractions in (0, 1) (default: the backend's, 0.125 and 0.5)"},
+		&cli.Float64SliceFlag{Name: "stream-plan", Usage: "where a streamed partition (PoSt) cuts aux for its B2 MSM, as increasing fractions in (0, 1) (default: the backend's, gpu.DefaultStreamPlan)"},
 		&cli.BoolFlag{Name: "whole-witness", Usage: "hand partitions to the GPU only once their witness is filled (pipeline whole_witness; default: PoSt partitions stream)"},
 		&cli.IntFlag{Name: "handoff", Value: d.HandoffDepth, Usage: "synthesized partitions that may wait for a device worker"},
 		&cli.IntFlag{Name: "eval-tasks", Value: d.EvalTasks, Usage: "parallelism of host-side evaluation and packing (0: all CPUs)"},

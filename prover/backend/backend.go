@@ -105,9 +105,8 @@ type ResidentTimings struct {
 	// includes the failed one.
 	OutOfMemoryRetries int
 	// Streamed proofs (StreamingShapeEvaluator): Chunks is how many prefixes of aux the
-	// L, A and B MSMs ran on while the host was still filling the rest, and FillWait how
-	// long the device waited for the host's fill in all (included in the stage times'
-	// sum's gaps, not in any stage).
+	// device worked on while the host was still filling the rest, and FillWait how long
+	// the device waited for the host's fill in all (not part of any stage).
 	Chunks   int
 	FillWait time.Duration
 }
@@ -139,10 +138,10 @@ type AuxProgress interface {
 }
 
 // StreamingShapeEvaluator is an optional ShapeEvaluator capability: a proof that starts
-// while the host is still filling its aux assignment in order. The MSMs over aux (L, A,
-// B1, B2) run on the prefixes already filled, and the stages that need the whole of z
-// (A·z, B·z, C·z, the quotient, the H MSM) once it is complete, so the host's fill hides
-// behind device work. Results equal ProveResident's for the final assignment.
+// while the host is still filling its aux assignment in order. Work over aux (an MSM over
+// the aux variables, cut into prefixes) runs on the prefixes already filled, and the rest
+// once the assignment is complete, so the host's fill hides behind device work. Results
+// equal ProveResident's for the final assignment.
 type StreamingShapeEvaluator interface {
 	ShapeEvaluator
 	ProveResidentStreamed(s ResidentShape, inputs, aux []fr.Element, k ResidentKey, ready AuxProgress) (ResidentResults, error)

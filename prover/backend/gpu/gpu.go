@@ -42,9 +42,9 @@ type Config struct {
 	// large stages: 32 GiB PoRep 1.8 % faster for 4 GiB more device memory
 	// (docs/BENCHMARKS.md).
 	SerialMSMs bool
-	// StreamPlan is where a streamed proof (ProveResidentStreamed) cuts aux: the ends of
-	// its prefixes before the last, as increasing fractions of aux in (0, 1). nil:
-	// DefaultStreamPlan.
+	// StreamPlan is where a streamed proof (ProveResidentStreamed) cuts aux for its B2
+	// MSM: the ends of its prefixes before the last, as increasing fractions of aux in
+	// (0, 1). nil: DefaultStreamPlan.
 	StreamPlan []float64
 }
 

@@ -4,6 +4,7 @@ import (
 	"time"
 	"unsafe"
 
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/snarkpipe/snarkpipe/cuda"
 	"github.com/snarkpipe/snarkpipe/prover/backend"
@@ -11,19 +12,22 @@ import (
 )
 
 // Streamed proofs (backend.StreamingShapeEvaluator): the device starts while the host is
-// still filling aux in order. A 32 GiB Window PoSt partition's witness takes the host
-// 1.7 s and its four MSMs over aux (L, A, B1, B2) 4.2 s of device time, so those MSMs run
-// prefix by prefix on what is filled, and only A·z, the quotient and the H MSM wait for
-// the whole assignment.
+// still filling aux in order. On a 32 GiB Window PoSt partition the host's fill takes
+// about 1.5 s and the device's work 5.6 s, of which the B2 MSM (G2, over the aux in B)
+// 2.0 s. A streamed proof runs B2 prefix by prefix on what is filled, so the device works
+// from the first prefix on, and everything else (A·z, the quotient, the H, L, A and B1
+// MSMs) once the fill is done, as one MSM each. Only B2 is cut because every extra MSM
+// pays a fixed cost (its bucket reduction: about 18 ms for a G2 MSM, 27–40 ms for a G1 MSM,
+// measured on the H200), and B2, at three times G1's cost per point, keeps the device
+// busy through the whole fill with the fewest cuts.
 
 var _ backend.StreamingShapeEvaluator = (*Backend)(nil)
 
-// DefaultStreamPlan cuts aux at 1/8 and 1/2. The first prefix is small so that the device
-// starts early; each later one ends about where the host's fill is when the device has
-// done the one before (the device's aux MSMs run about 2.4 times as long as the fill).
-// Prefixes cost more per point than one MSM over all of aux (an MSM of 2^25 points costs
-// about 10 % more per point than one of 2^27), so there are few of them.
-var DefaultStreamPlan = []float64{0.125, 0.5}
+// DefaultStreamPlan cuts aux for the B2 MSM at 1/16, then where the host's fill is
+// expected to be when the device has done the prefix before (B2 runs about 1.4 times as
+// long as the fill of the same aux, plus its fixed cost per cut), up to 0.8: the device
+// waits only for the first sixteenth.
+var DefaultStreamPlan = []float64{0.0625, 0.16, 0.3, 0.5, 0.8}
 
 func (c Config) streamPlan() []float64 {
 	if c.StreamPlan == nil {
@@ -33,16 +37,15 @@ func (c Config) streamPlan() []float64 {
 }
 
 // streamChunk is one prefix step of a streamed proof: aux [auxLo, auxHi) and where its
-// variables sit in the a and b density lists (densityIndices).
+// variables sit in the b density list (densityIndices).
 type streamChunk struct {
 	auxLo, auxHi int
-	aLo, aHi     int
 	bLo, bHi     int
 }
 
 // planStream cuts s's aux at the plan's fractions (a cut at 0, at the end or not after
-// the one before is skipped) and locates each chunk's variables in the density lists:
-// all inputs then the aux in A; the inputs in B then the aux in B.
+// the one before is skipped) and locates each chunk's variables in the b density list:
+// the inputs in B, then the aux in B.
 func planStream(s *r1cs.Shape, plan []float64) []streamChunk {
 	nBIn := s.BInput.Count()
 	var chunks []streamChunk
@@ -56,20 +59,19 @@ func planStream(s *r1cs.Shape, plan []float64) []streamChunk {
 			continue
 		}
 		chunks = append(chunks, streamChunk{auxLo: lo, auxHi: hi,
-			aLo: s.NumInputs + s.AAux.CountBelow(lo), aHi: s.NumInputs + s.AAux.CountBelow(hi),
 			bLo: nBIn + s.BAux.CountBelow(lo), bHi: nBIn + s.BAux.CountBelow(hi)})
 		lo = hi
 	}
 	return chunks
 }
 
-// inputChunk is the inputs' part of the a and b lists, which a streamed proof runs last.
+// inputChunk is the inputs' part of the b list, whose B2 MSM a streamed proof runs last.
 func (rs *residentShape) inputChunk() streamChunk {
 	nBIn := rs.nB
 	if len(rs.chunks) > 0 {
 		nBIn = rs.chunks[0].bLo
 	}
-	return streamChunk{aHi: rs.inputs, bHi: nBIn}
+	return streamChunk{bHi: nBIn}
 }
 
 // ProveResidentStreamed is ProveResident for an assignment the host is still filling:
@@ -107,14 +109,14 @@ func (b *Backend) ProveResidentStreamed(s backend.ResidentShape, inputs, aux []f
 }
 
 // streamSteps runs a streamed proof on the held context, on its one stream: for each
-// chunk as the host finishes it, its upload and its L, A, B1 and B2 MSMs (the A and B
-// scalars gathered into b and c, which A·z rewrites only afterwards); then, with the
-// whole assignment, the inputs' upload and their A and B MSMs, A·z, the quotient and the
-// H MSM. The sums of the chunks' MSMs are those of the whole vectors.
+// chunk as the host finishes it, its upload and its B2 MSM (its B scalars gathered into
+// c, which A·z rewrites only afterwards); then, with the whole assignment, the inputs'
+// upload and B2 MSM, A·z, the quotient and the H, L, A and B1 MSMs, as a proof on one
+// stream runs them. The chunks' B2 sums add up to the whole vector's.
 func (b *Backend) streamSteps(ctx cuda.Ctx, rs *residentShape, p *proofBufs, kb residentBases, inputs, aux []fr.Element, ready backend.AuxProgress, res *backend.ResidentResults) error {
 	tm := &res.Timings
 	*tm = backend.ResidentTimings{Wait: tm.Wait, Buffers: tm.Buffers, OutOfMemoryRetries: tm.OutOfMemoryRetries}
-	res.L, res.A, res.B1, res.B2 = g1Infinity(), g1Infinity(), g1Infinity(), g2Infinity()
+	res.B2 = g2Infinity()
 	sA, err := b.scratch(ctx, p.b, rs.domain, rs.nA)
 	if err != nil {
 		return err
@@ -127,14 +129,22 @@ func (b *Backend) streamSteps(ctx cuda.Ctx, rs *residentShape, p *proofBufs, kb 
 	defer b.freeIfNot(ctx, sB, p.c)
 	stats := newDroppedRounds(b.lib, ctx, 0)
 	defer stats.report(tm)
-	run := &chunkRun{b: b, ctx: ctx, rs: rs, kb: kb, z: p.z, sA: sA, sB: sB, res: res}
+	auxZ := p.z + cuda.DevPtr(rs.inputs*frBytes)
+	run := &chunkRun{b: b, ctx: ctx, rs: rs, kb: kb, z: p.z, sB: sB, res: res}
 	for _, ch := range rs.chunks {
 		t := time.Now()
 		if err := ready.WaitAux(ch.auxHi); err != nil {
 			return err
 		}
 		tm.FillWait += time.Since(t)
-		if err := run.chunk(ch, aux); err != nil {
+		n := ch.auxHi - ch.auxLo
+		err := run.timed("upload", &tm.Upload, func() error {
+			return b.lib.Upload(ctx, auxZ+cuda.DevPtr(ch.auxLo*frBytes), unsafe.Pointer(&aux[ch.auxLo]), uint64(n)*frBytes)
+		})
+		if err != nil {
+			return err
+		}
+		if err := run.b2(ch); err != nil {
 			return err
 		}
 		tm.Chunks++
@@ -150,27 +160,38 @@ func (b *Backend) streamSteps(ctx cuda.Ctx, rs *residentShape, p *proofBufs, kb 
 	if err != nil {
 		return err
 	}
-	if err := run.chunk(rs.inputChunk(), aux); err != nil {
+	if err := run.b2(rs.inputChunk()); err != nil {
 		return err
 	}
-	var eval, quotient, h time.Duration
+	gatherMSM := func(c cuda.Ctx, idx cuda.DevPtr, n int, dst cuda.DevPtr, bases cuda.DevPtr, out *bls.G1Jac) error {
+		if err := b.lib.Gather(c, p.z, idx, uint64(n), dst); err != nil {
+			return err
+		}
+		var err error
+		*out, err = b.msmG1On(c, bases, dst, n)
+		return err
+	}
+	var eval, quotient, h, l, a, b1 time.Duration
 	err = b.runStages(ctx,
 		proofStage{"eval", &eval, func(c cuda.Ctx) error { return b.evalRows(c, rs, p) }},
 		proofStage{"quotient", &quotient, func(c cuda.Ctx) error { return b.quotient(c, rs, p) }},
-		proofStage{"H", &h, func(c cuda.Ctx) (err error) { res.H, err = b.msmG1On(c, kb.h, p.a, rs.domain-1); return }})
-	tm.Eval, tm.Quotient, tm.MSMH = eval, quotient, h
+		proofStage{"H", &h, func(c cuda.Ctx) (err error) { res.H, err = b.msmG1On(c, kb.h, p.a, rs.domain-1); return }},
+		proofStage{"L", &l, func(c cuda.Ctx) (err error) { res.L, err = b.msmG1On(c, kb.l, auxZ, rs.aux); return }},
+		proofStage{"A", &a, func(c cuda.Ctx) error { return gatherMSM(c, rs.idxA, rs.nA, sA, kb.a, &res.A) }},
+		proofStage{"B1", &b1, func(c cuda.Ctx) error { return gatherMSM(c, rs.idxB, rs.nB, sB, kb.bg1, &res.B1) }})
+	tm.Eval, tm.Quotient, tm.MSMH, tm.MSML, tm.MSMA, tm.MSMB1 = eval, quotient, h, l, a, b1
 	return err
 }
 
-// chunkRun runs the chunks of one streamed proof and adds their MSMs into res.
+// chunkRun runs the B2 MSMs of one streamed proof's chunks and adds them into res.B2.
 type chunkRun struct {
-	b      *Backend
-	ctx    cuda.Ctx
-	rs     *residentShape
-	kb     residentBases
-	z      cuda.DevPtr
-	sA, sB cuda.DevPtr
-	res    *backend.ResidentResults
+	b   *Backend
+	ctx cuda.Ctx
+	rs  *residentShape
+	kb  residentBases
+	z   cuda.DevPtr
+	sB  cuda.DevPtr
+	res *backend.ResidentResults
 }
 
 // timed runs f as the stage name (through the test hook) and adds its time to d.
@@ -184,58 +205,19 @@ func (r *chunkRun) timed(name string, d *time.Duration, f func() error) error {
 	return err
 }
 
-// chunk uploads aux [auxLo, auxHi) into z and adds the chunk's L, A, B1 and B2 MSMs to
-// the results; the A and B scalars of its list positions are gathered from z first.
-func (r *chunkRun) chunk(ch streamChunk, aux []fr.Element) error {
-	b, ctx, rs, kb, tm := r.b, r.ctx, r.rs, r.kb, &r.res.Timings
-	auxZ := r.z + cuda.DevPtr(rs.inputs*frBytes)
-	off := func(p cuda.DevPtr, i, size int) cuda.DevPtr { return p + cuda.DevPtr(i*size) }
-	if n := ch.auxHi - ch.auxLo; n > 0 {
-		err := r.timed("upload", &tm.Upload, func() error {
-			return b.lib.Upload(ctx, off(auxZ, ch.auxLo, frBytes), unsafe.Pointer(&aux[ch.auxLo]), uint64(n)*frBytes)
-		})
-		if err != nil {
-			return err
-		}
-		err = r.timed("L", &tm.MSML, func() error {
-			l, err := b.msmG1On(ctx, off(kb.l, ch.auxLo, g1AffineBytes), off(auxZ, ch.auxLo, frBytes), n)
-			r.res.L.AddAssign(&l)
-			return err
-		})
-		if err != nil {
-			return err
-		}
-	}
-	if n := ch.aHi - ch.aLo; n > 0 {
-		err := r.timed("A", &tm.MSMA, func() error {
-			if err := b.lib.Gather(ctx, r.z, off(rs.idxA, ch.aLo, 4), uint64(n), off(r.sA, ch.aLo, frBytes)); err != nil {
-				return err
-			}
-			a, err := b.msmG1On(ctx, off(kb.a, ch.aLo, g1AffineBytes), off(r.sA, ch.aLo, frBytes), n)
-			r.res.A.AddAssign(&a)
-			return err
-		})
-		if err != nil {
-			return err
-		}
-	}
+// b2 gathers the B scalars of the chunk's list positions from z and adds their B2 MSM.
+func (r *chunkRun) b2(ch streamChunk) error {
 	n := ch.bHi - ch.bLo
 	if n == 0 {
 		return nil
 	}
-	err := r.timed("B1", &tm.MSMB1, func() error {
-		if err := b.lib.Gather(ctx, r.z, off(rs.idxB, ch.bLo, 4), uint64(n), off(r.sB, ch.bLo, frBytes)); err != nil {
+	b, ctx := r.b, r.ctx
+	scalars := r.sB + cuda.DevPtr(ch.bLo*frBytes)
+	return r.timed("B2", &r.res.Timings.MSMB2, func() error {
+		if err := b.lib.Gather(ctx, r.z, r.rs.idxB+cuda.DevPtr(ch.bLo*4), uint64(n), scalars); err != nil {
 			return err
 		}
-		b1, err := b.msmG1On(ctx, off(kb.bg1, ch.bLo, g1AffineBytes), off(r.sB, ch.bLo, frBytes), n)
-		r.res.B1.AddAssign(&b1)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	return r.timed("B2", &tm.MSMB2, func() error {
-		b2, err := b.msmG2On(ctx, off(kb.bg2, ch.bLo, g2AffineBytes), off(r.sB, ch.bLo, frBytes), n)
+		b2, err := b.msmG2On(ctx, r.kb.bg2+cuda.DevPtr(ch.bLo*g2AffineBytes), scalars, n)
 		r.res.B2.AddAssign(&b2)
 		return err
 	})

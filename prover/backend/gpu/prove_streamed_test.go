@@ -93,7 +93,7 @@ func TestStreamedProofMatchesPlain(t *testing.T) {
 		if tm.Chunks != chunks || d.waits != chunks+1 || d.allWaits != 1 {
 			t.Errorf("plan %v: %d chunks reported, %d prefix waits and %d whole waits; want %d chunks", plan, tm.Chunks, d.waits, d.allWaits, chunks)
 		}
-		if tm.MSML <= 0 || tm.MSMB2 <= 0 || tm.MSMH <= 0 || tm.Quotient <= 0 {
+		if tm.MSML <= 0 || tm.MSMA <= 0 || tm.MSMB1 <= 0 || tm.MSMB2 <= 0 || tm.MSMH <= 0 || tm.Quotient <= 0 || tm.Eval <= 0 || tm.Upload <= 0 {
 			t.Errorf("plan %v: stage times missing: %+v", plan, tm.ResidentTimings)
 		}
 		if i == 1 {
@@ -111,26 +111,23 @@ func TestStreamedProofMatchesPlain(t *testing.T) {
 }
 
 // TestPlanStream: the chunks cover aux in order without gaps, and their positions in the
-// density lists count the A and B variables before them.
+// b density list count the B variables before them.
 func TestPlanStream(t *testing.T) {
 	shape, _ := recordRandom(t, &r1cstest.Random{Seed: 53, Constraints: 500, Inputs: 4, Unused: 30})
 	for _, plan := range [][]float64{nil, {0.5}, {0.0001, 0.3, 0.30001, 0.9999}} {
 		chunks := planStream(shape, (Config{StreamPlan: plan}).streamPlan())
-		lo, a, b := 0, shape.NumInputs, shape.BInput.Count()
+		lo, b := 0, shape.BInput.Count()
 		for _, ch := range chunks {
-			if ch.auxLo != lo || ch.auxHi <= ch.auxLo || ch.aLo != a || ch.bLo != b {
-				t.Fatalf("plan %v: chunk %+v does not follow aux %d, a %d, b %d", plan, ch, lo, a, b)
+			if ch.auxLo != lo || ch.auxHi <= ch.auxLo || ch.bLo != b {
+				t.Fatalf("plan %v: chunk %+v does not follow aux %d, b %d", plan, ch, lo, b)
 			}
 			for j := ch.auxLo; j < ch.auxHi; j++ {
-				if shape.AAux.Get(j) {
-					a++
-				}
 				if shape.BAux.Get(j) {
 					b++
 				}
 			}
-			if ch.aHi != a || ch.bHi != b {
-				t.Fatalf("plan %v: chunk %+v ends at a %d, b %d", plan, ch, a, b)
+			if ch.bHi != b {
+				t.Fatalf("plan %v: chunk %+v ends at b %d", plan, ch, b)
 			}
 			lo = ch.auxHi
 		}
