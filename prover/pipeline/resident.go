@@ -230,7 +230,8 @@ func (p *Pipeline) proveResident(worker string, dk *deviceKey, batch []*partitio
 
 // traceResident lays the device's stages out on the worker's track inside the proof's
 // span: the stages of one stream follow each other from the start of the proof, and
-// the host-side blinding comes last. A side stream's stages (SideStream) go on their own
+// the host-side blinding comes last (a streamed proof's waits for the fill and B2
+// chunks, which alternate, are drawn summed, first). A side stream's stages (SideStream) go on their own
 // track, "<worker> side": L from the end of A·z, then B1, B2 and A once both L and the
 // quotient are done.
 func (p *Pipeline) traceResident(worker string, part *partition) {
@@ -249,6 +250,13 @@ func (p *Pipeline) traceResident(worker string, part *partition) {
 		return at
 	}
 	start := part.t.ProveStart
+	if tm.Chunks > 0 { // streamed: B2 in chunks as the fill goes (waits summed first), then the rest in order
+		at := track(worker, start, stage{"wait fill", tm.FillWait}, stage{"msm B2 (G2, streamed)", tm.MSMB2}, stage{"upload", tm.Upload},
+			stage{"A·z B·z C·z", tm.Eval}, stage{"quotient", tm.Quotient}, stage{"msm H", tm.MSMH}, stage{"msm L", tm.MSML},
+			stage{"msm A", tm.MSMA}, stage{"msm B1", tm.MSMB1})
+		track(worker, at, stage{"assemble", tm.Assemble})
+		return
+	}
 	quotientEnd := track(worker, start, stage{"upload", tm.Upload}, stage{"A·z B·z C·z", tm.Eval}, stage{"quotient", tm.Quotient})
 	l, a, b1, b2 := stage{"msm L", tm.MSML}, stage{"msm A", tm.MSMA}, stage{"msm B1", tm.MSMB1}, stage{"msm B2 (G2)", tm.MSMB2}
 	h := stage{"msm H", tm.MSMH}
