@@ -110,6 +110,11 @@ func columnFromVanilla(cp *vanilla.ColumnProof) (Column, error) {
 func PathFromVanilla(p *vanilla.MerkleProof) (Path, error) {
 	elems := p.Path()
 	out := Path{Siblings: make([][]fr.Element, len(elems))}
+	n := 0
+	for _, e := range elems {
+		n += len(e.Hashes)
+	}
+	all := make([]fr.Element, n) // one allocation for the path (a Window PoSt partition has 23,490)
 	shift := 0
 	for i, e := range elems {
 		arity := len(e.Hashes) + 1
@@ -121,7 +126,7 @@ func PathFromVanilla(p *vanilla.MerkleProof) (Path, error) {
 		}
 		out.Index |= e.Index << shift
 		shift += bits.TrailingZeros(uint(arity))
-		out.Siblings[i] = make([]fr.Element, len(e.Hashes))
+		out.Siblings[i], all = all[:len(e.Hashes):len(e.Hashes)], all[len(e.Hashes):]
 		for j, h := range e.Hashes {
 			v, err := frOf(h)
 			if err != nil {

@@ -45,3 +45,22 @@ func BenchmarkFillWitnessSyntheticWindow32GiBPartition(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(aux))*float64(b.N)/b.Elapsed().Seconds(), "aux/s")
 }
+
+// BenchmarkFromVanillaWindow32GiBPartition builds the circuit of a whole 32 GiB Window
+// PoSt partition from its 2,349 sector proofs: latency a request pays before its fill.
+func BenchmarkFromVanillaWindow32GiBPartition(b *testing.B) {
+	info, err := types.PoStProof(13)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sp, err := refseal.SynthPoStProofs(info, 11)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := FromVanilla(info, sp.Proofs, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
