@@ -89,10 +89,7 @@ func (c *PoseidonConstants) permute(s *poseidonState) {
 	k = k[t:]
 	round := 0
 	for range half {
-		for i := range t {
-			quintic(&s[i])
-			s[i].Add(&s[i], &k[i])
-		}
+		c.sboxAll(s, k)
 		k = k[t:]
 		c.mix(s, round)
 		round++
@@ -105,17 +102,12 @@ func (c *PoseidonConstants) permute(s *poseidonState) {
 		round++
 	}
 	for range half - 1 {
-		for i := range t {
-			quintic(&s[i])
-			s[i].Add(&s[i], &k[i])
-		}
+		c.sboxAll(s, k)
 		k = k[t:]
 		c.mix(s, round)
 		round++
 	}
-	for i := range t {
-		quintic(&s[i])
-	}
+	c.sboxAll(s, nil)
 	c.mix(s, round)
 }
 
@@ -125,40 +117,36 @@ func (c *PoseidonConstants) mix(s *poseidonState, r int) {
 	half := c.halfFull()
 	switch {
 	case r == half-1:
-		mulRowVector(s, c.preSparse, c.Width)
+		c.preMix.apply(s, c.Width)
 	case r >= half && r < half+c.PartialRounds:
-		mulSparse(s, &c.sparse[r-half], c.Width)
+		if c.sparseVec {
+			mulSparseVector(s, &c.sparse[r-half], c.Width)
+		} else {
+			mulSparse(s, &c.sparse[r-half], c.Width)
+		}
 	default:
-		mulRowVector(s, c.mdsFlat, c.Width)
+		c.mdsMix.apply(s, c.Width)
 	}
 }
 
-// mulRowVector sets s ← sᵀ·m for the row-major t×t matrix m.
-func mulRowVector(s *poseidonState, m []fr.Element, t int) {
-	var out poseidonState
-	var tmp fr.Element
+// sboxAll sets s[i] ← s[i]⁵ (+ k[i] unless k is nil) for the whole width.
+func (c *PoseidonConstants) sboxAll(s *poseidonState, k []fr.Element) {
+	t := c.Width
+	if c.sboxVec {
+		var x2, x4 poseidonState
+		x := fr.Vector(s[:t])
+		quinticVector(x, x2[:t], x4[:t])
+		if k != nil {
+			x.Add(x, k[:t])
+		}
+		return
+	}
 	for i := range t {
-		row := m[i*t : (i+1)*t]
-		for j := range t {
-			tmp.Mul(&row[j], &s[i])
-			out[j].Add(&out[j], &tmp)
+		quintic(&s[i])
+		if k != nil {
+			s[i].Add(&s[i], &k[i])
 		}
 	}
-	copy(s[:t], out[:t])
-}
-
-// mulSparse applies M″: new[0] = Σ wHat[i]·s[i]; new[j] = s[j] + vRest[j−1]·s[0].
-func mulSparse(s *poseidonState, m *sparseMatrix, t int) {
-	var first, tmp fr.Element
-	for i := range t {
-		tmp.Mul(&m.wHat[i], &s[i])
-		first.Add(&first, &tmp)
-	}
-	for j := 1; j < t; j++ {
-		tmp.Mul(&m.vRest[j-1], &s[0])
-		s[j].Add(&s[j], &tmp)
-	}
-	s[0] = first
 }
 
 // quintic sets x ← x^5.

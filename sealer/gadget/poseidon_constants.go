@@ -36,13 +36,18 @@ type PoseidonConstants struct {
 	RoundConstants []fr.Element
 	// Compressed are the RF·t + RP constants of the optimized schedule (§5.2).
 	Compressed []fr.Element
-	// mds is M (symmetric); mdsFlat is M row-major for the hot path.
+	// mds is M (symmetric); mdsFlat is M row-major.
 	mds     frMatrix
 	mdsFlat []fr.Element
 	// preSparse (row-major) replaces M in the mixing step just before the partial rounds.
 	preSparse []fr.Element
 	// sparse[i] replaces M in partial round i.
 	sparse []sparseMatrix
+	// mdsMix and preMix are M and preSparse for the native hot path, in the form this
+	// width and CPU compute fastest; sparseVec and sboxVec say whether the partial
+	// rounds' M″ and the full rounds' S-boxes use the vector forms (poseidon_mix.go).
+	mdsMix, preMix     denseMatrix
+	sparseVec, sboxVec bool
 	// template is the recorded circuit of this instance (poseidon_template.go).
 	template *poseidonTemplateCache
 }
@@ -125,6 +130,7 @@ func newPoseidonConstants(arity int) (*PoseidonConstants, error) {
 		return nil, fmt.Errorf("gadget: Poseidon sparse factorisation arity %d: %w", arity, err)
 	}
 	c.mdsFlat, c.preSparse, c.sparse = flatten(c.mds), flatten(pre), sparse
+	c.chooseForms(hostCPU)
 	return c, nil
 }
 

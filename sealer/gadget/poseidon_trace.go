@@ -84,6 +84,10 @@ func (tr *poseidonTracer) mix() {
 // fullRound: each element is allocated (its value emitted), then S-boxed with the next
 // key, or with none in the terminal round; then mix.
 func (tr *poseidonTracer) fullRound(keyed bool) {
+	if tr.c.sboxVec {
+		tr.fullRoundVector(keyed)
+		return
+	}
 	for i := range tr.c.Width {
 		tr.emit(&tr.s[i])
 		if keyed {
@@ -111,4 +115,26 @@ func (tr *poseidonTracer) sbox(i int, key *fr.Element) {
 	tr.emit(&x2)
 	tr.emit(&x4)
 	tr.emit(x)
+}
+
+// fullRoundVector is fullRound with the t S-boxes as vector Muls; it emits the same values
+// in the same order (per element: input, x², x⁴, x⁵ (+ key)).
+func (tr *poseidonTracer) fullRoundVector(keyed bool) {
+	t := tr.c.Width
+	out := tr.aux[tr.n : tr.n+4*t]
+	tr.n += 4 * t
+	x := fr.Vector(tr.s[:t])
+	for i := range t {
+		out[4*i] = x[i]
+	}
+	var x2, x4 poseidonState
+	quinticVector(x, x2[:t], x4[:t])
+	if keyed {
+		x.Add(x, tr.k[:t])
+		tr.k = tr.k[t:]
+	}
+	for i := range t {
+		out[4*i+1], out[4*i+2], out[4*i+3] = x2[i], x4[i], x[i]
+	}
+	tr.mix()
 }

@@ -1,0 +1,8 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// func vzeroupper()
+TEXT ·vzeroupper(SB), NOSPLIT, $0-0
+	VZEROUPPER
+	RET
