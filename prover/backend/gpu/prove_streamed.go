@@ -13,21 +13,25 @@ import (
 
 // Streamed proofs (backend.StreamingShapeEvaluator): the device starts while the host is
 // still filling aux in order. On a 32 GiB Window PoSt partition the host's fill takes
-// about 1.5 s and the device's work 5.6 s, of which the B2 MSM (G2, over the aux in B)
-// 2.0 s. A streamed proof runs B2 prefix by prefix on what is filled, so the device works
-// from the first prefix on, and everything else (A·z, the quotient, the H, L, A and B1
-// MSMs) once the fill is done, as one MSM each. Only B2 is cut because every extra MSM
-// pays a fixed cost (its bucket reduction: about 18 ms for a G2 MSM, 27–40 ms for a G1 MSM,
-// measured on the H200), and B2, at three times G1's cost per point, keeps the device
-// busy through the whole fill with the fewest cuts.
+// about 1.3 s on the H200 machine's 16 cores and the device's work 5.6 s, of which the B2
+// MSM (G2, over the aux in B) 2.0 s. A streamed proof runs B2 prefix by prefix on what is
+// filled, so the device works from the first prefix on, and everything else (A·z, the
+// quotient, the H, L, A and B1 MSMs) once the fill is done, as one MSM each. Only B2 is
+// cut because every extra MSM pays a fixed cost (its bucket reduction and set-up), and
+// B2, at three times G1's cost per point, keeps the device busy through the whole fill
+// with the fewest cuts. (Cutting L, A, B1 and B2 at 1/8 and 1/2 cost 0.23 s more device
+// time than whole MSMs, measured on the H200; see docs/BENCHMARKS.md.)
 
 var _ backend.StreamingShapeEvaluator = (*Backend)(nil)
 
-// DefaultStreamPlan cuts aux for the B2 MSM at 1/16, then where the host's fill is
-// expected to be when the device has done the prefix before (B2 runs about 1.4 times as
-// long as the fill of the same aux, plus its fixed cost per cut), up to 0.8: the device
-// waits only for the first sixteenth.
-var DefaultStreamPlan = []float64{0.0625, 0.16, 0.3, 0.5, 0.8}
+// DefaultStreamPlan cuts aux for the B2 MSM at 0.03, 0.12, 0.3 and 0.58. Measured on the
+// H200 with a 32 GiB Window PoSt partition: B2 takes 1.98 s as one MSM, each extra cut
+// costs about 48 ms, and the fill takes 1.24–1.32 s. A model of that (wait for each
+// prefix, then its share of B2 plus the fixed cost) puts the end of B2 at 2.26 s after
+// the proof starts with these cuts, against 2.35 s with the five cuts first used (1/16,
+// 0.16, 0.3, 0.5, 0.8, measured 2.35 s) and 3.31 s without streaming; with a fill 15 %
+// slower it stays within 0.01 s of the best four cuts for that fill.
+var DefaultStreamPlan = []float64{0.03, 0.12, 0.3, 0.58}
 
 func (c Config) streamPlan() []float64 {
 	if c.StreamPlan == nil {
