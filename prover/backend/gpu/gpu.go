@@ -79,6 +79,9 @@ type Backend struct {
 	device int
 	window uint32
 	plan   []float64 // Config.StreamPlan or DefaultStreamPlan
+	// streamMinAux: shapes with fewer aux variables prove whole when streamed
+	// (minStreamAux; tests lower it)
+	streamMinAux int
 
 	// mu is the device lock: it owns the main context's stream and timing events. A
 	// resident proof on the main stream holds it from its upload to its last MSM.
@@ -160,7 +163,7 @@ func New(cfg Config) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Backend{lib: lib, info: info, device: cfg.Device, window: uint32(cfg.WindowBits), plan: cfg.streamPlan(), ctx: ctx,
+	b := &Backend{lib: lib, info: info, device: cfg.Device, window: uint32(cfg.WindowBits), plan: cfg.streamPlan(), streamMinAux: minStreamAux, ctx: ctx,
 		domains: make(map[int]*quotientConsts), shapes: make(map[*residentShape]struct{}),
 		oneStream: make(map[shapeSizes]bool)}
 	if err := b.newProofStreams(max(cfg.ProofStreams, 1), !cfg.SerialMSMs); err != nil {

@@ -33,6 +33,20 @@ var _ backend.StreamingShapeEvaluator = (*Backend)(nil)
 // slower it stays within 0.01 s of the best four cuts for that fill.
 var DefaultStreamPlan = []float64{0.03, 0.12, 0.3, 0.58}
 
+// minStreamAux is the fewest aux variables a shape needs for its proofs to be cut when
+// streamed: every cut costs a fixed time (an MSM's set-up and reduction), which a small
+// proof (Winning PoSt: 0.09 s of device time in all) cannot win back. Smaller shapes
+// prove whole once their fill has ended.
+const minStreamAux = 1 << 22
+
+// streamChunks is the chunk plan of shape s on this backend (none below streamMinAux).
+func (b *Backend) streamChunks(s *r1cs.Shape) []streamChunk {
+	if s.NumAux < b.streamMinAux {
+		return nil
+	}
+	return planStream(s, b.plan)
+}
+
 func (c Config) streamPlan() []float64 {
 	if c.StreamPlan == nil {
 		return DefaultStreamPlan
@@ -97,14 +111,14 @@ func (b *Backend) ProveResidentStreamed(s backend.ResidentShape, inputs, aux []f
 	start := time.Now()
 	err = b.onPool(rs, &res.Timings, func(ctx cuda.Ctx, p *proofBufs, retry bool) error {
 		if retry || len(rs.chunks) == 0 {
-			// Out of device memory on the first run (or nothing to stream): the whole
-			// proof again, as ProveResident, once the host is done.
+			// A shape too small to cut, or out of device memory on the first run: the
+			// whole proof, as ProveResident (the retry on one stream), once the host is done.
 			res.Timings.Chunks = 0
 			if err := ready.WaitAll(); err != nil {
 				return err
 			}
 			upload := func(c cuda.Ctx, p *proofBufs) error { return b.uploadZ(c, rs, inputs, aux, p) }
-			return b.proveSteps(ctx, rs, p, kb, upload, &res, false)
+			return b.proveSteps(ctx, rs, p, kb, upload, &res, !retry && !rs.oneStream.Load())
 		}
 		return b.streamSteps(ctx, rs, p, kb, inputs, aux, ready, &res)
 	})

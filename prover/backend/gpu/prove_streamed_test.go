@@ -68,6 +68,7 @@ func TestStreamedProofMatchesPlain(t *testing.T) {
 	var want [192]byte
 	for i, plan := range plans {
 		b := testBackendWith(t, Config{StreamPlan: plan})
+		b.streamMinAux = 0 // cut even these small shapes
 		pk, err := groth16.BenchSetup(b, shape, chachaReader{rand.NewChaCha8([32]byte{51})})
 		if err != nil {
 			t.Fatal(err)
@@ -95,6 +96,17 @@ func TestStreamedProofMatchesPlain(t *testing.T) {
 		}
 		if tm.MSML <= 0 || tm.MSMA <= 0 || tm.MSMB1 <= 0 || tm.MSMB2 <= 0 || tm.MSMH <= 0 || tm.Quotient <= 0 || tm.Eval <= 0 || tm.Upload <= 0 {
 			t.Errorf("plan %v: stage times missing: %+v", plan, tm.ResidentTimings)
+		}
+		if i == 0 {
+			// At the default threshold a shape this small is not cut: it proves whole
+			// once the fill has ended, with the same bytes.
+			b.streamMinAux = minStreamAux
+			whole := loadResident(t, pk, shape)
+			d := newDrip(w.Inputs, w.Aux)
+			got, tm, err := whole.ProveStreamed(d.inputs, d.aux, d, &rs)
+			if err != nil || got.Bytes() != want || tm.Chunks != 0 || d.waits != 1 || d.allWaits != 1 {
+				t.Fatalf("small shape: %v, equal %v, %d chunks, %d waits, %d whole waits", err, got.Bytes() == want, tm.Chunks, d.waits, d.allWaits)
+			}
 		}
 		if i == 1 {
 			bad := newDrip(w.Inputs, w.Aux)

@@ -69,7 +69,7 @@ func (b *Backend) LoadShape(s *r1cs.Shape) (backend.ResidentShape, error) {
 	}
 	idxA, idxB := densityIndices(s)
 	rs := &residentShape{b: b, inputs: s.NumInputs, aux: s.NumAux, rows: s.Rows(), domain: s.DomainSize(),
-		nA: len(idxA), nB: len(idxB), chunks: planStream(s, b.plan)}
+		nA: len(idxA), nB: len(idxB), chunks: b.streamChunks(s)}
 	b.poolMu.Lock()
 	b.shapes[rs] = struct{}{} // from here on Close unregisters it
 	rs.oneStream.Store(b.oneStream[rs.sizes()])
