@@ -15,14 +15,7 @@ import (
 // proofs with FillWitness, into buffers allocated and touched once: the pipeline's steady
 // state (its slots are page-locked, so no first-touch faults either).
 func BenchmarkFillWitnessSyntheticWindow32GiBPartition(b *testing.B) {
-	info, err := types.PoStProof(13)
-	if err != nil {
-		b.Fatal(err)
-	}
-	sp, err := refseal.SynthPoStProofs(info, 11)
-	if err != nil {
-		b.Fatal(err)
-	}
+	info, sp := synthWindow32GiB(b)
 	c, err := FromVanilla(info, sp.Proofs, 0)
 	if err != nil {
 		b.Fatal(err)
@@ -49,6 +42,18 @@ func BenchmarkFillWitnessSyntheticWindow32GiBPartition(b *testing.B) {
 // BenchmarkFromVanillaWindow32GiBPartition builds the circuit of a whole 32 GiB Window
 // PoSt partition from its 2,349 sector proofs: latency a request pays before its fill.
 func BenchmarkFromVanillaWindow32GiBPartition(b *testing.B) {
+	info, sp := synthWindow32GiB(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := FromVanilla(info, sp.Proofs, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// synthWindow32GiB is refseal's synthetic 32 GiB Window PoSt partition (seed 11).
+func synthWindow32GiB(b *testing.B) (*types.PoStProofInfo, *refseal.SynthPoSt) {
+	b.Helper()
 	info, err := types.PoStProof(13)
 	if err != nil {
 		b.Fatal(err)
@@ -57,10 +62,5 @@ func BenchmarkFromVanillaWindow32GiBPartition(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := FromVanilla(info, sp.Proofs, 0); err != nil {
-			b.Fatal(err)
-		}
-	}
+	return info, sp
 }

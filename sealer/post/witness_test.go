@@ -10,15 +10,22 @@ import (
 	"github.com/snarkpipe/snarkpipe/types/vanilla"
 )
 
-func assertFillEqualsBuilder(t *testing.T, c *Circuit) {
+// builderAndBuffers synthesizes c into a witness builder (the reference assignment) and
+// returns it with fill buffers of its sizes (inputs[0] = 1).
+func builderAndBuffers(t *testing.T, c *Circuit) (w *r1cs.Witness, inputs, aux []fr.Element) {
 	t.Helper()
-	w := r1cs.NewWitness(r1cs.Capacity{})
+	w = r1cs.NewWitness(r1cs.Capacity{})
 	if err := c.Synthesize(w); err != nil {
 		t.Fatal(err)
 	}
-	inputs := make([]fr.Element, len(w.Inputs))
+	inputs = make([]fr.Element, len(w.Inputs))
 	inputs[0].SetOne()
-	aux := make([]fr.Element, len(w.Aux))
+	return w, inputs, make([]fr.Element, len(w.Aux))
+}
+
+func assertFillEqualsBuilder(t *testing.T, c *Circuit) {
+	t.Helper()
+	w, inputs, aux := builderAndBuffers(t, c)
 	for i := range aux {
 		aux[i].SetUint64(0xdead)
 	}
@@ -76,13 +83,7 @@ func forRealPoStCircuits(t *testing.T, check func(c *Circuit)) {
 // report, while later sectors are still being filled).
 func TestFillWitnessProgress(t *testing.T) {
 	forRealPoStCircuits(t, func(c *Circuit) {
-		w := r1cs.NewWitness(r1cs.Capacity{})
-		if err := c.Synthesize(w); err != nil {
-			t.Fatal(err)
-		}
-		inputs := make([]fr.Element, len(w.Inputs))
-		inputs[0].SetOne()
-		aux := make([]fr.Element, len(w.Aux))
+		w, inputs, aux := builderAndBuffers(t, c)
 		per := len(aux) / len(c.Sectors)
 		last, reports := 0, 0
 		err := c.FillWitnessProgress(inputs, aux, func(n int) {

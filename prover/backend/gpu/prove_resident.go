@@ -277,25 +277,15 @@ func (b *Backend) proveSteps(ctx cuda.Ctx, rs *residentShape, p *proofBufs, kb r
 		proofStage{"eval", &tm.Eval, func(c cuda.Ctx) error { return b.evalRows(c, rs, p) }}); err != nil {
 		return err
 	}
-	// b and c are free after the quotient: they take the gathered A and B scalars when
-	// they are long enough, else fresh buffers do.
-	sA, err := b.scratch(ctx, p.b, rs.domain, rs.nA)
+	// b and c are free after the quotient: they take the gathered A and B scalars.
+	sA, sB, release, err := b.densityScratch(ctx, rs, p)
 	if err != nil {
 		return err
 	}
-	defer b.freeIfNot(ctx, sA, p.b)
-	sB, err := b.scratch(ctx, p.c, rs.domain, rs.nB)
-	if err != nil {
-		return err
-	}
-	defer b.freeIfNot(ctx, sB, p.c)
+	defer release()
 	auxZ := p.z + cuda.DevPtr(rs.inputs*frBytes)
-	gatherMSM := func(c cuda.Ctx, idx cuda.DevPtr, n int, dst cuda.DevPtr, bases cuda.DevPtr, out *bls.G1Jac) error {
-		if err := b.lib.Gather(c, p.z, idx, uint64(n), dst); err != nil {
-			return err
-		}
-		var err error
-		*out, err = b.msmG1On(c, bases, dst, n)
+	gatherMSM := func(c cuda.Ctx, idx cuda.DevPtr, n int, dst cuda.DevPtr, bases cuda.DevPtr, out *bls.G1Jac) (err error) {
+		*out, err = b.gatherMSMG1(c, p.z, idx, n, dst, bases)
 		return err
 	}
 	msmH := proofStage{"H", &tm.MSMH, func(c cuda.Ctx) (err error) { res.H, err = b.msmG1On(c, kb.h, p.a, rs.domain-1); return }}
@@ -462,6 +452,28 @@ func (d *droppedRounds) report(tm *backend.ResidentTimings) {
 		n += int(after.RoundsDropped - d.before[i].RoundsDropped)
 	}
 	tm.MSMRoundsDropped = n
+}
+
+// densityScratch returns the buffers of a proof's gathered A and B scalars: b and c when
+// they are long enough, else fresh buffers, which release frees.
+func (b *Backend) densityScratch(ctx cuda.Ctx, rs *residentShape, p *proofBufs) (sA, sB cuda.DevPtr, release func(), err error) {
+	if sA, err = b.scratch(ctx, p.b, rs.domain, rs.nA); err != nil {
+		return 0, 0, nil, err
+	}
+	if sB, err = b.scratch(ctx, p.c, rs.domain, rs.nB); err != nil {
+		b.freeIfNot(ctx, sA, p.b)
+		return 0, 0, nil, err
+	}
+	return sA, sB, func() { b.freeIfNot(ctx, sA, p.b); b.freeIfNot(ctx, sB, p.c) }, nil
+}
+
+// gatherMSMG1 gathers n scalars of z by the index list idx into dst and returns their
+// G1 MSM against bases.
+func (b *Backend) gatherMSMG1(ctx cuda.Ctx, z, idx cuda.DevPtr, n int, dst, bases cuda.DevPtr) (bls.G1Jac, error) {
+	if err := b.lib.Gather(ctx, z, idx, uint64(n), dst); err != nil {
+		return g1Infinity(), err
+	}
+	return b.msmG1On(ctx, bases, dst, n)
 }
 
 // scratch returns have when it holds at least n elements, else a fresh buffer.

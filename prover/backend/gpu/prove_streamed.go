@@ -4,7 +4,6 @@ import (
 	"time"
 	"unsafe"
 
-	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/snarkpipe/snarkpipe/cuda"
 	"github.com/snarkpipe/snarkpipe/prover/backend"
@@ -135,16 +134,11 @@ func (b *Backend) streamSteps(ctx cuda.Ctx, rs *residentShape, p *proofBufs, kb 
 	tm := &res.Timings
 	*tm = backend.ResidentTimings{Wait: tm.Wait, Buffers: tm.Buffers, OutOfMemoryRetries: tm.OutOfMemoryRetries}
 	res.B2 = g2Infinity()
-	sA, err := b.scratch(ctx, p.b, rs.domain, rs.nA)
+	sA, sB, release, err := b.densityScratch(ctx, rs, p)
 	if err != nil {
 		return err
 	}
-	defer b.freeIfNot(ctx, sA, p.b)
-	sB, err := b.scratch(ctx, p.c, rs.domain, rs.nB)
-	if err != nil {
-		return err
-	}
-	defer b.freeIfNot(ctx, sB, p.c)
+	defer release()
 	stats := newDroppedRounds(b.lib, ctx, 0)
 	defer stats.report(tm)
 	auxZ := p.z + cuda.DevPtr(rs.inputs*frBytes)
@@ -181,22 +175,14 @@ func (b *Backend) streamSteps(ctx cuda.Ctx, rs *residentShape, p *proofBufs, kb 
 	if err := run.b2(rs.inputChunk()); err != nil {
 		return err
 	}
-	gatherMSM := func(c cuda.Ctx, idx cuda.DevPtr, n int, dst cuda.DevPtr, bases cuda.DevPtr, out *bls.G1Jac) error {
-		if err := b.lib.Gather(c, p.z, idx, uint64(n), dst); err != nil {
-			return err
-		}
-		var err error
-		*out, err = b.msmG1On(c, bases, dst, n)
-		return err
-	}
 	var eval, quotient, h, l, a, b1 time.Duration
 	err = b.runStages(ctx,
 		proofStage{"eval", &eval, func(c cuda.Ctx) error { return b.evalRows(c, rs, p) }},
 		proofStage{"quotient", &quotient, func(c cuda.Ctx) error { return b.quotient(c, rs, p) }},
 		proofStage{"H", &h, func(c cuda.Ctx) (err error) { res.H, err = b.msmG1On(c, kb.h, p.a, rs.domain-1); return }},
 		proofStage{"L", &l, func(c cuda.Ctx) (err error) { res.L, err = b.msmG1On(c, kb.l, auxZ, rs.aux); return }},
-		proofStage{"A", &a, func(c cuda.Ctx) error { return gatherMSM(c, rs.idxA, rs.nA, sA, kb.a, &res.A) }},
-		proofStage{"B1", &b1, func(c cuda.Ctx) error { return gatherMSM(c, rs.idxB, rs.nB, sB, kb.bg1, &res.B1) }})
+		proofStage{"A", &a, func(c cuda.Ctx) (err error) { res.A, err = b.gatherMSMG1(c, p.z, rs.idxA, rs.nA, sA, kb.a); return }},
+		proofStage{"B1", &b1, func(c cuda.Ctx) (err error) { res.B1, err = b.gatherMSMG1(c, p.z, rs.idxB, rs.nB, sB, kb.bg1); return }})
 	tm.Eval, tm.Quotient, tm.MSMH, tm.MSML, tm.MSMA, tm.MSMB1 = eval, quotient, h, l, a, b1
 	return err
 }
