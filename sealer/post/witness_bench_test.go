@@ -15,7 +15,7 @@ import (
 // proofs with FillWitness, into buffers allocated and touched once: the pipeline's steady
 // state (its slots are page-locked, so no first-touch faults either).
 func BenchmarkFillWitnessSyntheticWindow32GiBPartition(b *testing.B) {
-	info, sp := synthWindow32GiB(b)
+	info, sp := synthPoSt(b, 13, 11) // 32 GiB Window
 	c, err := FromVanilla(info, sp.Proofs, 0)
 	if err != nil {
 		b.Fatal(err)
@@ -42,7 +42,7 @@ func BenchmarkFillWitnessSyntheticWindow32GiBPartition(b *testing.B) {
 // BenchmarkFromVanillaWindow32GiBPartition builds the circuit of a whole 32 GiB Window
 // PoSt partition from its 2,349 sector proofs: latency a request pays before its fill.
 func BenchmarkFromVanillaWindow32GiBPartition(b *testing.B) {
-	info, sp := synthWindow32GiB(b)
+	info, sp := synthPoSt(b, 13, 11) // 32 GiB Window
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := FromVanilla(info, sp.Proofs, 0); err != nil {
@@ -51,16 +51,16 @@ func BenchmarkFromVanillaWindow32GiBPartition(b *testing.B) {
 	}
 }
 
-// synthWindow32GiB is refseal's synthetic 32 GiB Window PoSt partition (seed 11).
-func synthWindow32GiB(b *testing.B) (*types.PoStProofInfo, *refseal.SynthPoSt) {
-	b.Helper()
-	info, err := types.PoStProof(13)
+// synthPoSt is refseal's synthetic partition of registered PoSt proof id from seed.
+func synthPoSt(tb testing.TB, id types.RegisteredPoStProof, seed uint64) (*types.PoStProofInfo, *refseal.SynthPoSt) {
+	tb.Helper()
+	info, err := types.PoStProof(id)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
-	sp, err := refseal.SynthPoStProofs(info, 11)
+	sp, err := refseal.SynthPoStProofs(info, seed)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	return info, sp
 }
