@@ -1,7 +1,7 @@
 // Montgomery product on the FP64 pipe: double-precision fused multiply-adds do the limb
 // products that field.cuh's integer carry chains do on the ALU pipe, which the NTT kept
 // busy while the FP64 pipe idled. Measured on the H200 (docs/BENCHMARKS.md, "FP64 products
-// in the NTT"): Fr 1.39× the CIOS product as a drop-in, Fp 1.10×.
+// in the NTT" and "The coset NTT under 45 ms"): Fr 1.47× the CIOS product as a drop-in, Fp 1.25×.
 //
 // Values are NL limbs of 52 bits, each held as an exact integer-valued double. One limb
 // product a·b < 2^104 is split exactly with three FP64 operations:
@@ -71,6 +71,15 @@ __host__ __device__ __forceinline__ void split(double a, double b, uint64_t& lo_
 #endif
 }
 
+// split_hi adds only bits(hi) of a·b to hi_acc (for m·p₀, whose low half is known).
+__host__ __device__ __forceinline__ void split_hi(double a, double b, uint64_t& hi_acc) {
+#ifdef __CUDA_ARCH__
+  hi_acc += bits(__fma_rd(a, b, kTwo104));
+#else
+  hi_acc += kHiBits + uint64_t(((unsigned __int128)uint64_t(a) * uint64_t(b)) >> 52);
+#endif
+}
+
 // Modulus: P::NL limbs P::p[i] (< 2^52, as doubles) and P::pinv = −p⁻¹ mod 2^52.
 struct FrModulus {
   static constexpr int NL = 5;
@@ -123,10 +132,18 @@ __host__ __device__ __forceinline__ void mont(const double (&a)[P::NL], const do
     if (k < NL) {
       const uint64_t mk = ((t & kMask) * P::pinv) & kMask;
       m[k] = to_double(mk);
+      // m·p₀ ≡ −t (mod 2^52), so the low half of m·p₀ is 2^52 − (t mod 2^52), or 0 when
+      // t mod 2^52 = 0: adding it leaves (t + 2^52 − 1) >> 52 carried out. Only the high
+      // half is computed.
+#ifndef SP_DPF_FULL_SPLIT  // comparisons: both halves of m·p₀ computed and added
+      split_hi(m[k], P::p(0), nxt);
+      t += kMask;
+#else
       uint64_t lo = 0;
       split(m[k], P::p(0), lo, nxt);
-      nnext++;
       t += lo - kLoBits;  // now a multiple of 2^52
+#endif
+      nnext++;
     } else {
       r[k - NL] = t & kMask;
     }

@@ -213,6 +213,38 @@ struct alignas(16) Fe {
 #endif
   }
 
+  // diff_2p returns a − b + 2p in N words and the top bit (a, b < 2p: the value is in
+  // (0, 4p), below 2^(32N + 1) for Fr), unreduced: for a product that takes such input
+  // (the NTT's FP64 product, ntt_twiddles.cuh) it saves sub_lazy's conditional addition.
+  __device__ __forceinline__ Fe diff_2p(const Fe& b, uint32_t& top) const {
+#ifdef SP_HOST_EMU
+    Fe r;
+    uint64_t carry = 0, borrow = 0;
+    for (int i = 0; i < N; i++) {
+      const uint64_t t = uint64_t(v[i]) + modulus<true>(i) + carry;
+      carry = t >> 32;
+      const uint64_t d = (t & 0xffffffffu) - b.v[i] - borrow;
+      r.v[i] = uint32_t(d);
+      borrow = (d >> 32) & 1;
+    }
+    top = uint32_t(carry - borrow);
+    return r;
+#else
+    Fe t, r;
+    asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(t.v[0]) : "r"(v[0]), "r"(modulus<true>(0)));
+#pragma unroll
+    for (int i = 1; i < N; i++)
+      asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(t.v[i]) : "r"(v[i]), "r"(modulus<true>(i)));
+    asm volatile("addc.u32 %0, 0, 0;" : "=r"(top));
+    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(r.v[0]) : "r"(t.v[0]), "r"(b.v[0]));
+#pragma unroll
+    for (int i = 1; i < N; i++)
+      asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(r.v[i]) : "r"(t.v[i]), "r"(b.v[i]));
+    asm volatile("subc.u32 %0, %0, 0;" : "+r"(top));
+    return r;
+#endif
+  }
+
   // The lazy forms of the NTT's butterflies (ntt.cuh) keep values in [0, 2p), which needs
   // 2p < 2^(32N) (Fr: 2r < 0.91·2^256; only Fr defines mod2). They skip the final
   // subtraction of each product; reduce_lazy brings a value back below p.

@@ -28,19 +28,29 @@ namespace snarkpipe {
 
 // NttArith: the butterfly arithmetic of ntt_pass. Lazy by default: between the passes the
 // values stay in [0, 2r) (Fr's lazy forms, field.cuh), each product skips its final
-// subtraction and the last pass reduces what it writes. -DSP_NTT_EAGER builds the fully
-// reduced arithmetic (comparisons). Products take the twiddle (< r) first (ntt_mul_tw).
+// subtraction and the last pass reduces what it writes; a DIF difference goes into its
+// product unreduced (mul_diff). -DSP_NTT_EAGER builds the fully reduced arithmetic
+// (comparisons). Products take the twiddle (< r) first (ntt_mul_tw).
 struct NttArith {
   static __device__ __forceinline__ Fr mul_lazy(const NttTw& w, const Fr& x) { return ntt_mul_tw(w, x); }
 #ifdef SP_NTT_EAGER
   static __device__ __forceinline__ Fr add(const Fr& a, const Fr& b) { return a + b; }
   static __device__ __forceinline__ Fr sub(const Fr& a, const Fr& b) { return a - b; }
   static __device__ __forceinline__ Fr mul(const NttTw& w, const Fr& x) { return Fr::reduce_once(mul_lazy(w, x), 0); }
+  static __device__ __forceinline__ Fr mul_diff(const NttTw& w, const Fr& a, const Fr& b) { return mul(w, a - b); }
   static __device__ __forceinline__ Fr out(const Fr& v) { return v; }
 #else
   static __device__ __forceinline__ Fr add(const Fr& a, const Fr& b) { return a.add_lazy(b); }
   static __device__ __forceinline__ Fr sub(const Fr& a, const Fr& b) { return a.sub_lazy(b); }
   static __device__ __forceinline__ Fr mul(const NttTw& w, const Fr& x) { return mul_lazy(w, x); }
+#ifdef SP_NTT_DIFF_REDUCED  // comparisons: the difference reduced before the product
+  static __device__ __forceinline__ Fr mul_diff(const NttTw& w, const Fr& a, const Fr& b) { return mul(w, sub(a, b)); }
+#else
+  // mul_diff: w·(a − b), the difference left unreduced (ntt_mul_tw_diff).
+  static __device__ __forceinline__ Fr mul_diff(const NttTw& w, const Fr& a, const Fr& b) {
+    return ntt_mul_tw_diff(w, a, b);
+  }
+#endif
   static __device__ __forceinline__ Fr out(const Fr& v) { return v.reduce_lazy(); }
 #endif
 };
@@ -56,7 +66,15 @@ struct NttArith {
 #else
 #define SP_NTT_PASS_BOUNDS __launch_bounds__(256, 3)
 #endif
-template <bool DIT>
+// NttPassMode: what a pass may do besides its butterflies and inter-pass twiddle, fixed at
+// compile time so that a plain pass carries no code (and no registers) for the others.
+enum NttPassMode {
+  kNttPlain = 0,  // nothing else (every pass of a plain transform, the middle passes of any)
+  kNttCoset = 1,  // the folded coset scaling (NttCosetFirst): a coset transform's first pass
+  kNttFused = 2,  // any fused scaling or quotient step (NttFuse, NttScaleTw) and the coset fold
+};
+
+template <bool DIT, int M>
 static __global__ void SP_NTT_PASS_BOUNDS ntt_pass(Fr* __restrict__ data, int lg_n, int t, int lg_s, int g_log,
                                                    NttLegacyTwiddles tws, NttFuse f, NttScaleTw pre, NttScaleTw post,
                                                    NttCosetFirst cf, bool first, bool last) {
@@ -87,43 +105,54 @@ static __global__ void SP_NTT_PASS_BOUNDS ntt_pass(Fr* __restrict__ data, int lg
   };
   const NttTwPow tw = tws.tw;  // a copy: a reference into a kernel parameter can force local memory
   const int tw_shift = lg_n - lg_s - t;
+  const bool coset = M != kNttPlain && cf.on;
 
   // load: element (gl, e) as the butterflies take it: the first pass's fused scalings, and
   // for DIT the inter-pass twiddle before the butterflies.
   const auto load = [&](uint32_t gl, uint32_t e) {
     const uint64_t p = place(gl, e);
     Fr x = *reinterpret_cast<const Fr*>(data + p);
-    if (first && f.pre.on) x = ntt_fuse_pre(f.pre, lg_n, uint32_t(p), x);
-    if (first && pre.on) x = ntt_scale_tw(pre, lg_n, uint32_t(p), x);
-    if (cf.on) x = A::mul(load_tw(cf.in + e), x);  // the first pass only
+    if (M == kNttFused && first && f.pre.on) x = ntt_fuse_pre(f.pre, lg_n, uint32_t(p), x);
+    if (M == kNttFused && first && pre.on) x = ntt_scale_tw(pre, lg_n, uint32_t(p), x);
+    if (coset) x = A::mul(load_tw(cf.in + e), x);  // the first pass only
     if (DIT && lg_s > 0) {
       const uint64_t y = (gb + gl) * bitrev(e, t);
       if (y) x = A::mul(tws.direct ? load_tw(tws.direct + y) : tw.at(y << tw_shift), x);
     }
     return x;
   };
-  // store: element (gl, e) as the butterflies left it: for DIF the inter-pass twiddle
-  // after them, and the last pass's reduction and fused operations.
-  const auto store = [&](uint32_t gl, uint32_t e, Fr v) {
+  // inter: the DIF inter-pass twiddle of element (gl, e) in w; false where it is 1.
+  const auto inter = [&](uint32_t gl, uint32_t e, NttTw& w) {
+    if (DIT || lg_s == 0) return false;
+    const uint64_t col = gb + gl, y = col * bitrev(e, t);
+    if (coset ? col == 0 : y == 0) return false;
+    if (coset)  // (g·ω_n^bitrev(e))^col, NttCosetFirst
+      w = ntt_tw_mul(load_tw(cf.lo + ((uint64_t(e) << cf.lb) | (col & ((1u << cf.lb) - 1)))),
+                     load_tw(cf.hi + ((uint64_t(e) << (lg_s - cf.lb)) | (col >> cf.lb))));
+    else
+      w = tws.direct ? load_tw(tws.direct + y) : tw.at(y << tw_shift);
+    return true;
+  };
+  // finish: the last pass's reduction and fused operations, and the write.
+  const auto finish = [&](uint32_t gl, uint32_t e, Fr v) {
     const uint64_t p = place(gl, e);
-    if (!DIT && lg_s > 0) {
-      const uint64_t col = gb + gl, y = col * bitrev(e, t);
-      if (cf.on ? col != 0 : y != 0) {
-        NttTw w;
-        if (cf.on)  // (g·ω_n^bitrev(e))^col, NttCosetFirst
-          w = ntt_tw_mul(load_tw(cf.lo + ((uint64_t(e) << cf.lb) | (col & ((1u << cf.lb) - 1)))),
-                         load_tw(cf.hi + ((uint64_t(e) << (lg_s - cf.lb)) | (col >> cf.lb))));
-        else
-          w = tws.direct ? load_tw(tws.direct + y) : tw.at(y << tw_shift);
-        v = A::mul(w, v);
-      }
-    }
     if (last) {
       v = A::out(v);
-      if (post.on) v = Fr::reduce_once(ntt_scale_tw(post, lg_n, uint32_t(p), v), 0);
-      if (f.post.on || f.qb) v = ntt_fuse_post(f, lg_n, uint32_t(p), v);
+      if (M == kNttFused && post.on) v = Fr::reduce_once(ntt_scale_tw(post, lg_n, uint32_t(p), v), 0);
+      if (M == kNttFused && (f.post.on || f.qb)) v = ntt_fuse_post(f, lg_n, uint32_t(p), v);
     }
     *reinterpret_cast<Fr*>(data + p) = v;
+  };
+  // store: element (gl, e) as the butterflies left it, with the DIF inter-pass twiddle;
+  // store_diff: the same for the difference a − b.
+  const auto store = [&](uint32_t gl, uint32_t e, Fr v) {
+    NttTw w;
+    if (inter(gl, e, w)) v = A::mul(w, v);
+    finish(gl, e, v);
+  };
+  const auto store_diff = [&](uint32_t gl, uint32_t e, const Fr& a, const Fr& b) {
+    NttTw w;
+    finish(gl, e, inter(gl, e, w) ? A::mul_diff(w, a, b) : A::sub(a, b));
   };
   const uint32_t pairs = G << (t - 1);  // butterflies per stage
 
@@ -188,7 +217,7 @@ static __global__ void SP_NTT_PASS_BOUNDS ntt_pass(Fr* __restrict__ data, int lg
         sm[k1] = A::sub(a, b);
       } else {
         sm[k0] = A::add(a, b);
-        sm[k1] = off >= skip_below ? A::mul(W[off << u], A::sub(a, b)) : A::sub(a, b);
+        sm[k1] = off >= skip_below ? A::mul_diff(W[off << u], a, b) : A::sub(a, b);
       }
     }
     __syncthreads();
@@ -199,7 +228,7 @@ static __global__ void SP_NTT_PASS_BOUNDS ntt_pass(Fr* __restrict__ data, int lg
       const uint32_t gl = q & (G - 1), e0 = (q >> g_log) << 1;
       const Fr a = sm[e0 * G + gl], b = sm[(e0 + 1) * G + gl];
       store(gl, e0, A::add(a, b));
-      store(gl, e0 + 1, A::sub(a, b));
+      store_diff(gl, e0 + 1, a, b);
     }
   } else {
     for (uint32_t m = threadIdx.x; m < tile; m += blockDim.x) {
@@ -242,6 +271,16 @@ inline int ntt_plan(int lg_n, int ts[4], int lgs[4]) {
   return P;
 }
 
+// ntt_pass_kernel: the instance of ntt_pass for a direction and an NttPassMode (the coset
+// fold is a DIF first pass only).
+using NttPassKernel = void (*)(Fr*, int, int, int, int, NttLegacyTwiddles, NttFuse, NttScaleTw, NttScaleTw,
+                               NttCosetFirst, bool, bool);
+inline NttPassKernel ntt_pass_kernel(bool dit, int mode) {
+  if (dit) return mode == kNttPlain ? ntt_pass<true, kNttPlain> : ntt_pass<true, kNttFused>;
+  return mode == kNttPlain ? ntt_pass<false, kNttPlain> : mode == kNttCoset ? ntt_pass<false, kNttCoset>
+                                                                            : ntt_pass<false, kNttFused>;
+}
+
 inline void ntt_run_legacy(Fr* data, int lg_n, const Fr& root, bool dit, cudaStream_t s, int tile_log,
                            bool direct_twiddles, const NttFuse& fuse, const Fr* coset_g) {
   const Fr* scale = ntt_tw_scale();  // every twiddle table pre-scaled for NttArith's product
@@ -268,8 +307,6 @@ inline void ntt_run_legacy(Fr* data, int lg_n, const Fr& root, bool dit, cudaStr
   if (pre.sc.on) f.pre.on = false;
   if (post.sc.on) f.post.on = false;
   const int max_smem = (1 << kNttTileLog) * int(sizeof(Fr)) + (1 << (kNttMaxStages - 1)) * int(sizeof(NttTw));
-  SP_CUDA(cudaFuncSetAttribute(ntt_pass<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
-  SP_CUDA(cudaFuncSetAttribute(ntt_pass<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
   for (int i = 0; i < P; i++) {
     const int p = dit ? P - 1 - i : i;
     const int t = ts[p], lg_s = lgs[p];
@@ -283,12 +320,17 @@ inline void ntt_run_legacy(Fr* data, int lg_n, const Fr& root, bool dit, cudaStr
     const NttLegacyTwiddles tw{pow.view(), stage_tw.p, stage.w_log, direct.b[p] ? direct.b[p]->p : nullptr};
     const bool first = i == 0, last = i == P - 1;
     const NttCosetFirst cf = first ? coset.cf : NttCosetFirst{};
-    if (dit)
-      ntt_pass<true><<<unsigned(blocks), threads, smem, s>>>(data, lg_n, t, lg_s, g_log, tw, f, pre.sc, post.sc, cf,
-                                                              first, last);
-    else
-      ntt_pass<false><<<unsigned(blocks), threads, smem, s>>>(data, lg_n, t, lg_s, g_log, tw, f, pre.sc, post.sc, cf,
-                                                               first, last);
+    const bool fused = (first && (f.pre.on || pre.sc.on)) || (last && (post.sc.on || f.post.on || f.qb));
+#ifdef SP_NTT_NO_SPECIALIZE  // comparisons: one kernel per direction that can do everything
+    const int mode = kNttFused;
+#else
+    const int mode = fused ? kNttFused : cf.on ? kNttCoset : kNttPlain;
+#endif
+    // (The name starts with ntt_pass: the host emulation runs such launches one thread per block.)
+    const NttPassKernel ntt_pass_k = ntt_pass_kernel(dit, mode);
+    SP_CUDA(cudaFuncSetAttribute(ntt_pass_k, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
+    ntt_pass_k<<<unsigned(blocks), threads, smem, s>>>(data, lg_n, t, lg_s, g_log, tw, f, pre.sc, post.sc, cf, first,
+                                                        last);
     SP_LAUNCHED("ntt_pass");
   }
 }

@@ -16,7 +16,7 @@ namespace snarkpipe {
 
 // NttTw: a twiddle as ntt_pass multiplies by it. By default its products run on the FP64
 // pipe (dpf.cuh: 52-bit limbs, the limb products split exactly by fused multiply-adds),
-// which measured 1.39× the integer CIOS product of field.cuh for Fr on the H200
+// which measured 1.47× the integer CIOS product of field.cuh for Fr on the H200
 // (cuda/probe, docs/BENCHMARKS.md "FP64 products in the NTT"): the twiddle is then kept in radix 2^52
 // and pre-scaled by 2^4, so that dpf::mont(x·R, w·2^260) = x·w·R stays in field.cuh's
 // Montgomery form (R = 2^256). -DSP_NTT_CIOS builds the integer product (comparisons).
@@ -45,6 +45,13 @@ __device__ __forceinline__ NttTw ntt_tw(const Fr& w) {
 __device__ __forceinline__ NttTw load_tw(const NttTw* p) {
 #ifdef SP_NTT_CIOS
   return load16(p);
+#elif !defined(SP_NTT_NO_LDG) && defined(__CUDA_ARCH__)
+  // The tables are read-only for the whole transform: the non-coherent load path
+  // (-DSP_NTT_NO_LDG builds the plain load, for comparisons).
+  Fr52 w;
+#pragma unroll
+  for (int i = 0; i < 5; i++) w.l[i] = __ldg(&p->l[i]);
+  return w;
 #else
   return *p;
 #endif
@@ -59,6 +66,27 @@ __device__ __forceinline__ Fr ntt_mul_tw(const NttTw& w, const Fr& x) {
   uint64_t r[5];
   dpf::to52<8, 5>(x.v, a);
   dpf::mont<dpf::FrModulus>(a, w.l, r);
+  Fr out;
+  dpf::from52<5, 8>(r, out.v);
+  return out;
+#endif
+}
+
+// ntt_mul_tw_diff: w·(a − b) below 2r for a, b < 2r. The FP64 product takes the
+// difference unreduced, a − b + 2r < 4r < 2^257 (Fe::diff_2p), in its 5 limbs of 52 bits:
+// w·x·2^-260 + r < 2^257·r·2^-260 + r < 2r still.
+__device__ __forceinline__ Fr ntt_mul_tw_diff(const NttTw& w, const Fr& a, const Fr& b) {
+#ifdef SP_NTT_CIOS
+  return ntt_mul_tw(w, a.sub_lazy(b));
+#else
+  uint32_t d[9];
+  const Fr x = a.diff_2p(b, d[8]);
+#pragma unroll
+  for (int i = 0; i < 8; i++) d[i] = x.v[i];
+  double a52[5];
+  uint64_t r[5];
+  dpf::to52<9, 5>(d, a52);
+  dpf::mont<dpf::FrModulus>(a52, w.l, r);
   Fr out;
   dpf::from52<5, 8>(r, out.v);
   return out;
