@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "carry.cuh"
+#include "dpf.cuh"
 
 namespace snarkpipe {
 
@@ -327,7 +328,26 @@ struct alignas(16) Fe {
   // below 2p: every partial sum stays below 3p·(2^32 + 1) < 2^(32(N+1)) and the result
   // (a·b + M·p)/R < p·(1 + 4p/R) < 1.5p, so one subtraction still reduces it fully.
   // The host emulation runs this same sequence (carry.cuh).
-  static __device__ __forceinline__ Fe mul_inline(const Fe& a, const Fe& b) { return reduce_once(mul_wide(a, b), 0); }
+  static __device__ __forceinline__ Fe mul_inline(const Fe& a, const Fe& b) {
+#ifdef SP_FP_DPF  // opt-in: Fp products on the FP64 pipe (mixed on the MSMs: docs/BENCHMARKS.md)
+    if constexpr (N == 12) return reduce_once(mul_fp64(a, b), 0);
+#endif
+    return reduce_once(mul_wide(a, b), 0);
+  }
+
+  // mul_fp64: an Fp product on the FP64 pipe (dpf.cuh, 8 limbs of 48 bits: R = 2^384, the
+  // Montgomery form of this file), below 2p for a, b < 2p (4p < 2^384).
+  static __device__ __forceinline__ Fe mul_fp64(const Fe& a, const Fe& b) {
+    static_assert(N == 12, "mul_fp64 is for Fp");
+    double x[8], y[8];
+    uint64_t r[8];
+    dpf::toB<12, 8, 48>(a.v, x);
+    dpf::toB<12, 8, 48>(b.v, y);
+    dpf::mont<dpf::FpModulus48>(x, y, r);
+    Fe out;
+    dpf::fromB<8, 12, 48>(r, out.v);
+    return out;
+  }
 
   // mul_lazy: w·x·R^-1 in [0, 2p) for w < p and any x < 2^(32N). The rows run over x's
   // limbs with the multiplicand w < p, so the partial sums stay below 2^(32(N+1)) as
