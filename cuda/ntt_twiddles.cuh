@@ -57,18 +57,26 @@ __device__ __forceinline__ NttTw load_tw(const NttTw* p) {
 #endif
 }
 
+#ifndef SP_NTT_CIOS
+// ntt_mul_tw_words: w·x for x in NW 32-bit words (x < 2^260), on the FP64 pipe.
+template <int NW>
+__device__ __forceinline__ Fr ntt_mul_tw_words(const NttTw& w, const uint32_t (&x)[NW]) {
+  double a[5];
+  uint64_t r[5];
+  dpf::to52<NW, 5>(x, a);
+  dpf::mont<dpf::FrModulus>(a, w.l, r);
+  Fr out;
+  dpf::from52<5, 8>(r, out.v);
+  return out;
+}
+#endif
+
 // ntt_mul_tw: w·x below 2r for any x < 2^256 (CIOS: field.cuh; FP64: w·x·2^-260 + r < r/16 + r).
 __device__ __forceinline__ Fr ntt_mul_tw(const NttTw& w, const Fr& x) {
 #ifdef SP_NTT_CIOS
   return Fr::mul_lazy(w, x);
 #else
-  double a[5];
-  uint64_t r[5];
-  dpf::to52<8, 5>(x.v, a);
-  dpf::mont<dpf::FrModulus>(a, w.l, r);
-  Fr out;
-  dpf::from52<5, 8>(r, out.v);
-  return out;
+  return ntt_mul_tw_words(w, x.v);
 #endif
 }
 
@@ -83,13 +91,7 @@ __device__ __forceinline__ Fr ntt_mul_tw_diff(const NttTw& w, const Fr& a, const
   const Fr x = a.diff_2p(b, d[8]);
 #pragma unroll
   for (int i = 0; i < 8; i++) d[i] = x.v[i];
-  double a52[5];
-  uint64_t r[5];
-  dpf::to52<9, 5>(d, a52);
-  dpf::mont<dpf::FrModulus>(a52, w.l, r);
-  Fr out;
-  dpf::from52<5, 8>(r, out.v);
-  return out;
+  return ntt_mul_tw_words(w, d);
 #endif
 }
 
