@@ -3,8 +3,8 @@
 # calls made back to back (the machine, and /tmp, stay while it is warm; an idle machine
 # goes back after about 30 s, so issue the second call at once).
 #   here:  CGO_ENABLED=0 go build -ldflags='-s -w' -o devrun/res/snarkpipe ./cmd/snarkpipe
-#   call 1: PHASE=record bash cuda/devrun_residency.sh    (carry devrun/res; ~6 min)
-#   call 2: PHASE=measure bash cuda/devrun_residency.sh   (same binary: the recordings'
+#   call 1: PHASE=record bash cuda/runs/residency.sh    (carry devrun/res; ~6 min)
+#   call 2: PHASE=measure bash cuda/runs/residency.sh   (same binary: the recordings'
 #           keys are trusted, so no synthesis is repeated; ~7 min; PINKEYS=1 page-locks
 #           the host keys, PROOFS=N sets the 32 GiB proofs, default 4)
 # record builds the library and records both circuits into /tmp/rec (one proof each, keys

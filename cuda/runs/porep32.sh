@@ -6,7 +6,7 @@
 #   CGO_ENABLED=0 go test -c -o devrun/porep/gpu.test ./prover/backend/gpu
 #   CGO_ENABLED=0 go test -c -o devrun/porep/sealer.test ./sealer
 #   CGO_ENABLED=0 go build -ldflags='-s -w' -o devrun/porep/snarkpipe ./cmd/snarkpipe
-# Then: bash cuda/devrun_porep32.sh (PROOFS=3, BENCH_TO=390 s; TRACE=1 also writes the
+# Then: bash cuda/runs/porep32.sh (PROOFS=3, BENCH_TO=390 s; TRACE=1 also writes the
 # pipeline timeline; SKIPTESTS=1 skips the GPU tests; BENCH_ARGS adds bench flags, e.g.
 # "--proof-streams 2 --workers-per-device 3"; BENCH2_ARGS runs a second bench after the
 # first, which reads the first one's recordings: e.g. BENCH2_ARGS=--serial-msms). About 460 s with 3 proofs from a cold start (setup ≈ 250 s). Logs

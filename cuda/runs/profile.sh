@@ -2,7 +2,7 @@
 # Kernel profile (issue 7), on the device machine from the repository root: where the time
 # of a 2^27 NTT and a 2^27 random G1 MSM goes. Prepare here and carry devrun/prof:
 #   CGO_ENABLED=0 go test -c -o devrun/prof/gpu.test ./prover/backend/gpu
-# Then: bash cuda/devrun_profile.sh. It builds the library (or takes LIB=path), then with
+# Then: bash cuda/runs/profile.sh. It builds the library (or takes LIB=path), then with
 # Nsight Compute (--clock-control none, METHOD.md): the kernel times of the first 2^27 G1
 # MSM, and the full section set of one launch of each NTT pass kernel, the MSM
 # accumulation and the bucket reduction. Reports (.ncu-rep and text) go to $OUT/prof.tgz.

@@ -6,7 +6,7 @@
 #   CGO_ENABLED=0 go test -c -o devrun/path/pipeline.test ./prover/pipeline
 #   CGO_ENABLED=0 go build -ldflags='-s -w' -o devrun/path/snarkpipe ./cmd/snarkpipe
 #   CGO_ENABLED=0 go test -c -o devrun/path/itests.test ./itests     # only for ITESTS=1 or full
-# Then: bash cuda/devrun_path.sh (SIZE=32GiB PROOFS=3 by default; SIZE=8MiB for a quick
+# Then: bash cuda/runs/path.sh (SIZE=32GiB PROOFS=3 by default; SIZE=8MiB for a quick
 # run; ITESTS=1 also runs the fast integration tests, whose daemons then use the GPU;
 # ITESTS=full all of them). Builds the library, runs the GPU tests of the proving path against the CPU oracle,
 # the GPU-vs-CPU proof byte equality on Filecoin circuits, and one snarkpipe bench; full
