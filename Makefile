@@ -33,10 +33,13 @@ lint:
 demo:
 	$(GO) run ./cmd/snarkpipe daemon --demo --once
 
-# cuda/build/libsnarkpipe_cuda.so with nvcc (CUDA >= 12): sm_90 code + compute_90 PTX,
-# CUDA runtime linked statically. Go loads it at run time (cuda/cuda.go, no cgo).
+# cuda/build/libsnarkpipe_cuda.so with nvcc (CUDA >= 12.8): machine code for sm_80, sm_86,
+# sm_89, sm_90, sm_100 and sm_120 plus compute_120 PTX, CUDA runtime linked statically. Go
+# loads it at run time (cuda/cuda.go, no cgo). `make cuda SP_ARCHS=90` builds for one
+# architecture only (quick development builds); cuda/build.sh says more.
+SP_ARCHS ?=
 cuda:
-	sh cuda/build.sh
+	SP_ARCHS="$(SP_ARCHS)" sh cuda/build.sh
 
 # rpc/cuzk/cuzkpb from rpc/cuzk/proto (the Curio/cuzk gRPC protocol). The generator versions
 # are pinned and checked so that regenerating changes nothing unless the .proto does:

@@ -54,6 +54,49 @@ snarkpipe_status* snarkpipe_device_mem_info(int32_t device, uint64_t* free_bytes
 snarkpipe_status* snarkpipe_ctx_create(int32_t device, snarkpipe_ctx** out);
 snarkpipe_status* snarkpipe_ctx_destroy(snarkpipe_ctx* ctx);
 
+/* Device properties for the choice of arithmetic and kernel parameters (all from
+ * cudaDeviceGetAttribute; clocks in kHz, sizes in bytes). fp32_per_fp64 is
+ * cudaDevAttrSingleToDoublePrecisionPerfRatio: 2 on A100/H100/H200, 32 or 64 on consumer
+ * cards. kernel_binary_version and kernel_ptx_version are those of one kernel of this
+ * library as the driver loaded it for the device (10·major + minor): a PTX version below
+ * the binary one means the driver compiled the library's PTX for the device (JIT).
+ * size: sizeof(snarkpipe_device_props) as the caller knows it (fields beyond are not
+ * written), so older callers keep working. */
+typedef struct snarkpipe_device_props {
+  int64_t cc_major, cc_minor;
+  int64_t sm_count;
+  int64_t total_mem;
+  int64_t clock_khz, mem_clock_khz, mem_bus_bits;
+  int64_t fp32_per_fp64;
+  int64_t smem_per_block_optin, smem_per_sm;
+  int64_t l2_bytes;
+  int64_t regs_per_sm, threads_per_sm;
+  int64_t pci_bus, pci_device;
+  int64_t kernel_binary_version, kernel_ptx_version;
+} snarkpipe_device_props;
+snarkpipe_status* snarkpipe_device_props_get(int32_t device, snarkpipe_device_props* out, uint64_t size);
+/* What the library was built for: a NUL-terminated text of at most cap bytes, e.g.
+ * "cuda 13.0; sm_80 sm_86 sm_89 sm_90 sm_100 sm_120 compute_120". */
+snarkpipe_status* snarkpipe_build_info(char* out, uint64_t cap);
+
+/* Device-memory ledger: every device allocation of the library (snarkpipe_mem_alloc and
+ * the calls' scratch) is counted per device; with a limit (bytes, 0 = none) an
+ * allocation that would take the count past it fails with SNARKPIPE_ENOMEM, as on a card
+ * of that size. The limit may not be set below the bytes allocated now. While a limit is
+ * set, snarkpipe_device_mem_info reports total = min(total, limit) and
+ * free = min(free, limit - allocated). ledger: the limit, the bytes allocated now and the
+ * most allocated since the last reset_peak. */
+snarkpipe_status* snarkpipe_device_set_limit(int32_t device, uint64_t limit);
+snarkpipe_status* snarkpipe_device_ledger(int32_t device, uint64_t* limit, uint64_t* used, uint64_t* peak);
+snarkpipe_status* snarkpipe_device_reset_peak(int32_t device);
+
+/* The Fr product of the context's NTTs and quotient: SNARKPIPE_ARITH_FP64 (the
+ * products on the FP64 pipe, dpf.cuh: fast where FP64 runs at half the FP32 rate) or
+ * SNARKPIPE_ARITH_INT (the integer CIOS product of field.cuh: every GPU). Both give the
+ * same field elements. A new context starts with FP64. */
+enum { SNARKPIPE_ARITH_FP64 = 0, SNARKPIPE_ARITH_INT = 1 };
+snarkpipe_status* snarkpipe_ctx_set_arith(snarkpipe_ctx* ctx, int32_t arith);
+
 /* Device memory (stream-ordered pool; freed memory is kept for reuse). */
 snarkpipe_status* snarkpipe_mem_alloc(snarkpipe_ctx* ctx, uint64_t bytes, void** d_out);
 snarkpipe_status* snarkpipe_mem_free(snarkpipe_ctx* ctx, void* d_ptr);

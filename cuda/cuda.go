@@ -105,6 +105,13 @@ type Lib struct {
 	ctxMSMStats   func(Ctx, *uint64, *uint64, *uint64) *cStatus
 	// fr.cu, added after the first builds
 	frNTTCoset func(Ctx, DevPtr, uint32, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, int32) *cStatus
+	// context.cu, added for the device probe, the memory ledger and the arithmetic
+	deviceProps    func(int32, *DeviceProps, uint64) *cStatus
+	buildInfo      func(*byte, uint64) *cStatus
+	deviceSetLimit func(int32, uint64) *cStatus
+	deviceLedger   func(int32, *uint64, *uint64, *uint64) *cStatus
+	deviceResetPk  func(int32) *cStatus
+	ctxSetArith    func(Ctx, int32) *cStatus
 	// host.cu
 	hostRegister   func(Ctx, unsafe.Pointer, uint64) *cStatus
 	hostUnregister func(Ctx, unsafe.Pointer) *cStatus
@@ -225,6 +232,12 @@ func (l *Lib) register(h uintptr) error {
 		{&l.deviceMemInfo, "snarkpipe_device_mem_info"},
 		{&l.ctxMSMStats, "snarkpipe_ctx_msm_stats"},
 		{&l.frNTTCoset, "snarkpipe_fr_ntt_coset"},
+		{&l.deviceProps, "snarkpipe_device_props_get"},
+		{&l.buildInfo, "snarkpipe_build_info"},
+		{&l.deviceSetLimit, "snarkpipe_device_set_limit"},
+		{&l.deviceLedger, "snarkpipe_device_ledger"},
+		{&l.deviceResetPk, "snarkpipe_device_reset_peak"},
+		{&l.ctxSetArith, "snarkpipe_ctx_set_arith"},
 		{&l.hostRegister, "snarkpipe_host_register"},
 		{&l.hostUnregister, "snarkpipe_host_unregister"},
 		{&l.frLagrange, "snarkpipe_fr_lagrange"},

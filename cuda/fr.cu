@@ -1,31 +1,26 @@
-// ABI unit: Fr transforms (NTT, scaling, bit reversal, quotient), bench scalars and
-// field self-test hooks.
+// ABI unit: Fr transforms (NTT, scaling, bit reversal, quotient) in the context's
+// product arithmetic (ntt_ops.cuh), bench scalars and field self-test hooks.
 #include <cstring>
 
 #include "gen.cuh"
-#include "ntt.cuh"
-#include "quotient.cuh"
+#include "ntt_ops.cuh"
 
 using namespace snarkpipe;
 
 namespace {
 
-// snarkpipe_fr_ntt flags: bit 0 DIT; bits 8..12 the tile log; bit 13 the legacy kernel
-// (ntt_pass), bit 14 no direct twiddle tables, bit 15 the radix-8 kernel capped at 128
-// registers, all for comparisons (cuda.Lib.NTTTile
-// passes its tileLog argument into bits 8..15: a tileLog of 0x20 | tile selects the
-// legacy kernel).
-constexpr int32_t kNttFlagLegacy = 1 << 13;
-constexpr int32_t kNttFlagNoDirect = 1 << 14;
-constexpr int32_t kNttFlagBounded = 1 << 15;
+const NttOps& ops(const snarkpipe_ctx* ctx) {
+  return ctx->arith == SNARKPIPE_ARITH_INT ? ntt_ops_int() : ntt_ops_fp64();
+}
 
-NttOptions ntt_options(int32_t flags) {
-  NttOptions o;
-  o.tile_log = (flags >> 8) & 0x1f;
-  o.legacy = (flags & kNttFlagLegacy) != 0;
-  o.no_direct_twiddles = (flags & kNttFlagNoDirect) != 0;
-  o.bounded = (flags & kNttFlagBounded) != 0;
-  return o;
+// ntt_flags: the transform flags with the tile the device's shared memory holds: tiles of
+// 2^11 elements (86 KB with the FP64 twiddles) fit every card the library is built for
+// (sm_80 to sm_120 opt into 99 KB or more per block); a device with less gets 2^10.
+int32_t ntt_flags(const snarkpipe_ctx* ctx, int32_t flags) {
+  constexpr int32_t kTileBits = 0x1f << 8;
+  constexpr int kLargeTileBytes = 86016;  // ntt_pass_smem(11) of the FP64 build (ntt.cuh)
+  if ((flags & kTileBits) == 0 && ctx->smem_optin > 0 && ctx->smem_optin < kLargeTileBytes) flags |= 10 << 8;
+  return flags;
 }
 
 template <class F>
@@ -42,8 +37,7 @@ extern "C" {
 snarkpipe_status* snarkpipe_fr_ntt(snarkpipe_ctx* ctx, void* d_data, uint32_t lg_n, const void* h_root, int32_t flags) {
   return guarded(ctx, [&] {
     if (!d_data || !h_root) invalid("nil argument");
-    const NttOptions o = ntt_options(flags);
-    ntt_run(static_cast<Fr*>(d_data), int(lg_n), from_host<Fr>(h_root), (flags & 1) != 0, ctx->stream, o);
+    ops(ctx).ntt(static_cast<Fr*>(d_data), int(lg_n), from_host<Fr>(h_root), ntt_flags(ctx, flags), ctx->stream);
   });
 }
 
@@ -51,14 +45,8 @@ snarkpipe_status* snarkpipe_fr_ntt_coset(snarkpipe_ctx* ctx, void* d_data, uint3
                                          const void* h_c, const void* h_g, int32_t flags) {
   return guarded(ctx, [&] {
     if (!d_data || !h_root || !h_c || !h_g) invalid("nil argument");
-    if (lg_n > 28) invalid("ntt: lg_n must be in [0, 28]");
-    Fr* data = static_cast<Fr*>(d_data);
-    const Fr c = from_host<Fr>(h_c), g = from_host<Fr>(h_g);
-    NttOptions o = ntt_options(flags);
-    PowTablesBuf coset(g, int(lg_n), ctx->stream, &c);
-    o.fuse.pre = NttScaleSpec{coset.view(), true, false};
-    o.coset_g = &g;
-    ntt_run(data, int(lg_n), from_host<Fr>(h_root), (flags & 1) != 0, ctx->stream, o);
+    ops(ctx).ntt_coset(static_cast<Fr*>(d_data), int(lg_n), from_host<Fr>(h_root), from_host<Fr>(h_c),
+                       from_host<Fr>(h_g), ntt_flags(ctx, flags), ctx->stream);
   });
 }
 
@@ -69,9 +57,9 @@ snarkpipe_status* snarkpipe_fr_scale(snarkpipe_ctx* ctx, void* d_data, uint32_t 
     const Fr c = from_host<Fr>(h_c);
     if (h_g) {
       const Fr g = from_host<Fr>(h_g);
-      scale_run(static_cast<Fr*>(d_data), int(lg_n), c, &g, bitrev_index != 0, ctx->stream);
+      ops(ctx).scale(static_cast<Fr*>(d_data), int(lg_n), c, &g, bitrev_index != 0, ctx->stream);
     } else {
-      scale_run(static_cast<Fr*>(d_data), int(lg_n), c, nullptr, false, ctx->stream);
+      ops(ctx).scale(static_cast<Fr*>(d_data), int(lg_n), c, nullptr, false, ctx->stream);
     }
   });
 }
@@ -79,7 +67,7 @@ snarkpipe_status* snarkpipe_fr_scale(snarkpipe_ctx* ctx, void* d_data, uint32_t 
 snarkpipe_status* snarkpipe_fr_bitrev(snarkpipe_ctx* ctx, void* d_data, uint32_t lg_n) {
   return guarded(ctx, [&] {
     if (!d_data) invalid("nil argument");
-    bitrev_run(static_cast<Fr*>(d_data), int(lg_n), ctx->stream);
+    ops(ctx).bitrev(static_cast<Fr*>(d_data), int(lg_n), ctx->stream);
   });
 }
 
@@ -89,10 +77,10 @@ snarkpipe_status* snarkpipe_fr_quotient(snarkpipe_ctx* ctx, void* d_a, void* d_b
     if (!d_a || !d_b || !d_c || !h_consts) invalid("nil argument");
     Fr k[6];
     std::memcpy(k, h_consts, sizeof k);
-    quotient_run(static_cast<Fr*>(d_a), static_cast<Fr*>(d_b), static_cast<Fr*>(d_c), int(lg_n), k, ctx->stream);
+    ops(ctx).quotient(static_cast<Fr*>(d_a), static_cast<Fr*>(d_b), static_cast<Fr*>(d_c), int(lg_n), k,
+                      ntt_flags(ctx, 0), ctx->stream);
   });
 }
-
 snarkpipe_status* snarkpipe_fr_gen_scalars(snarkpipe_ctx* ctx, void* d_out, uint64_t n, uint64_t seed,
                                            uint32_t zero_permille, uint32_t one_permille, const void* h_one) {
   return guarded(ctx, [&] {

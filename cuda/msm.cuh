@@ -335,24 +335,54 @@ inline int ceil_log2(uint64_t x) {
 constexpr uint32_t kMsmPairRoundsDefault = 4;
 constexpr uint64_t kMsmPairBatch = uint64_t(1) << 27;
 constexpr uint64_t kMsmPairBatchLarge = uint64_t(1) << 28;
-constexpr uint64_t kMsmSpareMargin = uint64_t(8) << 30;  // left to the other streams
 
-// device_spare_bytes: the device's free memory plus what its pool caches unused.
+// device_spare_bytes: the device's free memory plus what its pool caches unused, within
+// what the device's ledger limit still allows (runtime.cuh).
 inline uint64_t device_spare_bytes() {
   size_t free_b = 0, total_b = 0;
   if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
     (void)cudaGetLastError();
     return 0;
   }
+  const uint64_t room = device_room();
+  uint64_t spare = free_b;
   int device = 0;
   cudaMemPool_t pool;
   uint64_t reserved = 0, used = 0;
   if (cudaGetDevice(&device) == cudaSuccess && cudaDeviceGetDefaultMemPool(&pool, device) == cudaSuccess &&
       cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved) == cudaSuccess &&
       cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) == cudaSuccess && reserved > used)
-    return free_b + (reserved - used);
+    spare += reserved - used;
   (void)cudaGetLastError();
-  return free_b;
+  return spare < room ? spare : room;
+}
+
+// msm_spare_margin: the spare memory an MSM leaves to the other streams of its device
+// when it sizes its scratch: an eighth of the device (or of its ledger limit), at most
+// 8 GiB (the figure measured on the H200, where the side stream's MSMs run beside).
+inline uint64_t msm_spare_margin() {
+  constexpr uint64_t kMax = uint64_t(8) << 30;
+  uint64_t size = device_limit();
+  if (!size) {
+    size_t free_b = 0, total_b = 0;
+    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return kMax;
+    }
+    size = total_b;
+  }
+  return size / 8 < kMax ? size / 8 : kMax;
+}
+
+// msm_thread_shift: log2 of the accumulation threads an MSM aims for (the entries per
+// thread are m >> shift, within [8, 256]): two waves of the threads the device holds at
+// once, rounded down to a power of two (2^19 on the H200: 132 SMs × 2048 threads × 2).
+inline int msm_thread_shift(const snarkpipe_ctx* ctx) {
+  const uint64_t want = 2ull * uint64_t(ctx->sm_count > 0 ? ctx->sm_count : 1) *
+                        uint64_t(ctx->threads_per_sm > 0 ? ctx->threads_per_sm : 1024);
+  int shift = 0;
+  while ((uint64_t(2) << shift) <= want) shift++;
+  return shift < 12 ? 12 : shift > 22 ? 22 : shift;
 }
 
 // msm_sizing_mutex: held by an MSM from sizing its batches by the device's spare memory
@@ -373,7 +403,7 @@ inline uint64_t msm_pair_batch(uint64_t count) {
   // Per entry: sort keys and values in and out, the rounds' points (half, then a quarter
   // of the entries), their keys and plan.
   const uint64_t per_entry = 4 * sizeof(uint32_t) + 3 * sizeof(Affine<F>) / 4 + 3 * sizeof(uint32_t);
-  const uint64_t need = kMsmPairBatchLarge * per_entry + kMsmSpareMargin;
+  const uint64_t need = kMsmPairBatchLarge * per_entry + msm_spare_margin();
   return device_spare_bytes() >= need ? kMsmPairBatchLarge : kMsmPairBatch;
 }
 
@@ -439,7 +469,7 @@ struct MsmTuning {
 // spare: the wider batches of msm_pair_batch gain more.
 inline bool msm_canon_once(const MsmTuning& tu, uint32_t count, uint32_t batches) {
   return batches > 1 && !tu.canon_per_batch &&
-         device_spare_bytes() >= uint64_t(count) * sizeof(Fr) + kMsmSpareMargin;
+         device_spare_bytes() >= uint64_t(count) * sizeof(Fr) + msm_spare_margin();
 }
 
 // MsmOccupancy: tuning bits 10..11. 0 the default (kMsmOccDefault), 1 the kernels without
@@ -527,8 +557,8 @@ void msm_launch_segments(const MsmTuning& tu, unsigned blocks, cudaStream_t s, c
 
 // msm_segment_len: the entries per accumulation thread for m entries, as for the sorted
 // array (about 2^19 threads, [8, k_max]), but never more than nseg_max segments.
-inline uint32_t msm_segment_len(uint32_t m, uint64_t nseg_max, uint32_t k_max) {
-  uint32_t K = m >> 19;
+inline uint32_t msm_segment_len(uint32_t m, uint64_t nseg_max, uint32_t k_max, int shift) {
+  uint32_t K = m >> shift;
   if (K < 8) K = 8;
   if (K > k_max) K = k_max;
   const uint64_t need = (uint64_t(m) + nseg_max - 1) / nseg_max;
@@ -553,6 +583,52 @@ PairsLeft msm_pair_rounds(MsmPairBuffers<F>& pb, uint32_t rounds, const GatherSr
     left.count = msm_pair_round<F>(pb, left.which, pb.out(in).src(), pb.keys(in), left.count, nkeys, c, start, end, s);
   }
   return left;
+}
+
+// msm_batch_segment_len: the entries per accumulation thread for batches of mmax entries.
+inline uint32_t msm_batch_segment_len(uint64_t mmax, int shift, uint32_t k_max) {
+  uint64_t K = mmax >> shift;
+  if (K < 8) K = 8;
+  if (K > k_max) K = k_max;
+  return uint32_t(K);
+}
+
+// msm_scratch_bytes: the device scratch of a batch of nw windows of count entries (sorted
+// arrays, the radix sort's temporary storage, run bounds, segment partials and chains;
+// with_rounds adds the pair rounds' buffers), as msm_run allocates it.
+template <class F>
+uint64_t msm_scratch_bytes(uint32_t nw, uint32_t count, uint32_t c, bool with_rounds, int shift, uint32_t k_max,
+                           cudaStream_t s) {
+  const uint64_t m = uint64_t(nw) * count, nkeys = uint64_t(nw) << c;
+  const uint64_t K = msm_batch_segment_len(m, shift, k_max), nseg = (m + K - 1) / K;
+  size_t sort_bytes = 0;
+  SP_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, static_cast<uint32_t*>(nullptr),
+                                          static_cast<uint32_t*>(nullptr), static_cast<uint32_t*>(nullptr),
+                                          static_cast<uint32_t*>(nullptr), int(m), 0, int(c) + ceil_log2(nw), s));
+  uint64_t b = m * 4 * sizeof(uint32_t) + sort_bytes + nkeys * 2 * sizeof(uint32_t) +
+               nseg * (2 * sizeof(Xyzz<F>) + sizeof(MsmChain));
+  if (with_rounds) b += MsmPairBuffers<F>::bytes(m, uint32_t(nkeys));
+  return b;
+}
+
+// msm_fit_batch: the windows per batch, at most nw, whose scratch fits the device's spare
+// memory less the margin left to other streams: with the pair rounds if a batch of one
+// window can have them, else sized without them (MsmPairScratch then drops them). At
+// least one window: an MSM whose one window does not fit still tries, and fails with
+// SNARKPIPE_ENOMEM if the device refuses it.
+template <class F>
+uint32_t msm_fit_batch(uint32_t nw, uint32_t count, uint32_t c, bool rounds, int shift, uint32_t k_max,
+                       cudaStream_t s) {
+  const uint64_t spare = device_spare_bytes(), margin = msm_spare_margin();
+  const uint64_t room = spare > margin ? spare - margin : 0;
+  const auto fit = [&](bool with_rounds) {
+    uint32_t w = nw;
+    while (w > 1 && msm_scratch_bytes<F>(w, count, c, with_rounds, shift, k_max, s) > room) w--;
+    return w;
+  };
+  const uint32_t w = fit(rounds);
+  if (!rounds || msm_scratch_bytes<F>(w, count, c, true, shift, k_max, s) <= room) return w;
+  return fit(false);
 }
 
 template <class F>
@@ -606,11 +682,11 @@ void msm_run(snarkpipe_ctx* ctx, const Affine<F>* bases, const Fr* scalars, uint
     uint32_t nw_batch = uint32_t(batch_cap / count);
     if (nw_batch < 1) nw_batch = 1;
     if (nw_batch > nwins) nw_batch = nwins;
-    const uint64_t mmax = uint64_t(nw_batch) * count;
-    uint32_t K = uint32_t(mmax >> 19);
+    const int shift = msm_thread_shift(ctx);
     const uint32_t k_max = tu.seg_log ? 1u << tu.seg_log : 256;
-    if (K < 8) K = 8;
-    if (K > k_max) K = k_max;
+    if (!tu.batch_log) nw_batch = msm_fit_batch<F>(nw_batch, count, c, tu.rounds > 0, shift, k_max, s);
+    const uint64_t mmax = uint64_t(nw_batch) * count;
+    const uint32_t K = msm_batch_segment_len(mmax, shift, k_max);
     const uint64_t nseg_max = (mmax + K - 1) / K;
     const uint32_t nkeys = nw_batch << c;
 
@@ -628,7 +704,7 @@ void msm_run(snarkpipe_ctx* ctx, const Affine<F>* bases, const Fr* scalars, uint
     const uint32_t rounds = pairs.make(tu, mmax, nkeys, s);
     ctx->msm_calls++;
     if (tu.rounds && !rounds) ctx->msm_rounds_dropped++;
-    if (tu.rounds && !tu.batch_log && batch_cap == kMsmPairBatchLarge) ctx->msm_wide_batches++;  // msm_pair_batch's choice
+    if (tu.rounds && !tu.batch_log && mmax > kMsmPairBatch) ctx->msm_wide_batches++;  // msm_pair_batch's choice, if it fit
 
     size_t temp_bytes = 0;
     SP_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, keys_in.p, keys_out.p, vals_in.p, vals_out.p,
@@ -664,7 +740,7 @@ void msm_run(snarkpipe_ctx* ctx, const Affine<F>* bases, const Fr* scalars, uint
         const DS pts = pairs.p->out(left.which).src();
         const uint32_t* pkeys = pairs.p->keys(left.which);
         const uint32_t M = left.count;
-        Kb = msm_segment_len(M, nseg_max, k_max);
+        Kb = msm_segment_len(M, nseg_max, k_max, shift);
         if (M) {
           msm_segments_dense<F, DS><<<blocks_for((M + Kb - 1) / Kb, 128), 128, 0, s>>>(pts, pkeys, M, Kb, int(c), start.p, end.p, bk, lo.p, hi.p);
           SP_LAUNCHED("msm_segments_dense");

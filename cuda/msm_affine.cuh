@@ -283,6 +283,13 @@ struct MsmPairBuffers {
   static uint64_t slots_after(uint64_t entries, uint64_t nkeys) {
     return (entries + (entries < nkeys ? entries : nkeys)) / 2 + 1;
   }
+  // bytes: the device memory of the buffers for mmax entries over nkeys keys (the scan's
+  // small temporary storage aside).
+  static uint64_t bytes(uint64_t mmax, uint32_t nkeys) {
+    const uint64_t c0 = slots_after(mmax, nkeys), c1 = slots_after(c0, nkeys);
+    return (c0 + c1) * (sizeof(Affine<F>) + sizeof(uint32_t)) + c0 * sizeof(uint32_t) +
+           2 * uint64_t(nkeys) * sizeof(uint32_t) + 2 * (c0 / kPairSlots + 1) * sizeof(F);
+  }
   uint64_t cap[2];
   Buf<Affine<F>> pts0, pts1;
   Buf<uint32_t> keys0, keys1, plan, cnt, ostart;

@@ -25,6 +25,7 @@
 #include "runtime.cuh"
 
 namespace snarkpipe {
+inline namespace SP_NTT_NS {  // ntt_twiddles.cuh says why
 
 // NttArith: the butterfly arithmetic of ntt_pass. Lazy by default: between the passes the
 // values stay in [0, 2r) (Fr's lazy forms, field.cuh), each product skips its final
@@ -242,6 +243,12 @@ static __global__ void SP_NTT_PASS_BOUNDS ntt_pass(Fr* __restrict__ data, int lg
 constexpr int kNttMaxStages = 10;  // per pass
 constexpr int kNttTileLog = 11;    // default and largest log2 of the elements per block
 
+// ntt_pass_smem: the most dynamic shared memory an ntt_pass block takes with tiles of
+// 2^tile_log elements: the tile and the stage twiddles of a pass of kNttMaxStages.
+constexpr int ntt_pass_smem(int tile_log) {
+  return (1 << tile_log) * int(sizeof(Fr)) + (1 << (kNttMaxStages - 1)) * int(sizeof(NttTw));
+}
+
 // NttOptions: tile_log (10..11, 0 = default) bounds the elements one block holds in
 // shared memory; legacy selects ntt_pass (one butterfly per thread per stage, kept for
 // comparison) instead of ntt_pass_radix8; fuse lists element-wise operations done in the
@@ -306,7 +313,7 @@ inline void ntt_run_legacy(Fr* data, int lg_n, const Fr& root, bool dit, cudaStr
   const NttScaleTwBuf pre(f.pre, lg_n, s), post(fuse.post, lg_n, s);
   if (pre.sc.on) f.pre.on = false;
   if (post.sc.on) f.post.on = false;
-  const int max_smem = (1 << kNttTileLog) * int(sizeof(Fr)) + (1 << (kNttMaxStages - 1)) * int(sizeof(NttTw));
+  const int max_smem = ntt_pass_smem(tile_log);
   for (int i = 0; i < P; i++) {
     const int p = dit ? P - 1 - i : i;
     const int t = ts[p], lg_s = lgs[p];
@@ -469,4 +476,5 @@ inline void bitrev_run(Fr* data, int lg_n, cudaStream_t s) {
   SP_LAUNCHED("bitrev_permute");
 }
 
+}  // namespace SP_NTT_NS
 }  // namespace snarkpipe

@@ -12,7 +12,18 @@
 #include "pow_tables.cuh"
 #include "runtime.cuh"
 
+// These headers (ntt_twiddles.cuh, ntt.cuh, quotient.cuh) are compiled once per Fr
+// product of the transforms: ntt_fp64.cu with the FP64 product, ntt_int.cu with
+// SP_NTT_CIOS (the integer product). Each build lives in its own inline namespace, so
+// that the two never share a symbol in the library (ntt_ops.cuh).
+#ifdef SP_NTT_CIOS
+#define SP_NTT_NS ntt_int
+#else
+#define SP_NTT_NS ntt_fp64
+#endif
+
 namespace snarkpipe {
+inline namespace SP_NTT_NS {  // ntt_twiddles.cuh says why
 
 // NttTw: a twiddle as ntt_pass multiplies by it. By default its products run on the FP64
 // pipe (dpf.cuh: 52-bit limbs, the limb products split exactly by fused multiply-adds),
@@ -316,4 +327,5 @@ struct NttStageTable {
   }
 };
 
+}  // namespace SP_NTT_NS
 }  // namespace snarkpipe

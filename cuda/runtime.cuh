@@ -18,6 +18,13 @@
 struct snarkpipe_ctx {
   int device;
   int sm_count;
+  // Per-device figures read at creation for kernel parameters: the most dynamic shared
+  // memory a block may opt into, and the threads a multiprocessor holds at once.
+  int smem_optin;
+  int threads_per_sm;
+  // arith: the Fr product of the NTTs and the quotient (snarkpipe_ctx_set_arith):
+  // SNARKPIPE_ARITH_FP64 or SNARKPIPE_ARITH_INT.
+  int arith;
   cudaStream_t stream;
   cudaEvent_t start, stop;
   uint64_t last_ns;
@@ -61,6 +68,19 @@ inline void check_cuda(cudaError_t e, const char* what, const char* file, int li
 
 inline void invalid(const char* msg) { throw Error{SNARKPIPE_EINVAL, msg}; }
 
+// Every device allocation of the library goes through device_alloc and device_free
+// (context.cu): they keep a per-device ledger of the bytes allocated and refuse, with
+// SNARKPIPE_ENOMEM, an allocation that would cross the device's limit
+// (snarkpipe_device_set_limit), exactly as a device of that size would refuse it. Both
+// act on the calling thread's current device.
+void* device_alloc(uint64_t bytes, cudaStream_t s);
+cudaError_t device_free(void* p, cudaStream_t s) noexcept;  // (Buf's destructor: never throws)
+// device_room: the bytes the ledger still allows on the current device (UINT64_MAX
+// without a limit).
+uint64_t device_room();
+// device_limit: the current device's limit (0: none).
+uint64_t device_limit();
+
 // Buf is a device buffer from the context stream's pool, freed when it goes out of scope.
 template <class T>
 struct Buf {
@@ -68,10 +88,10 @@ struct Buf {
   cudaStream_t s = nullptr;
   Buf(size_t count, cudaStream_t stream) : s(stream) {
     if (count == 0) count = 1;
-    SP_CUDA(cudaMallocAsync(reinterpret_cast<void**>(&p), count * sizeof(T), stream));
+    p = static_cast<T*>(device_alloc(count * sizeof(T), stream));
   }
   ~Buf() {
-    if (p) cudaFreeAsync(p, s);
+    if (p) device_free(p, s);
   }
   Buf(const Buf&) = delete;
   Buf& operator=(const Buf&) = delete;

@@ -19,6 +19,16 @@ type Circuit interface {
 	Synthesize(cs r1cs.ConstraintSystem) error
 }
 
+// SizedCircuit is implemented by circuits whose counts are known without synthesizing
+// them (the Filecoin production circuits, whose counts golden tests pin): the pipeline
+// refuses one that can never fit a device's memory at once, before it spends minutes
+// recording it.
+type SizedCircuit interface {
+	Circuit
+	// KnownCounts returns the circuit's counts, or false when they are not known.
+	KnownCounts() (r1cs.Counts, bool)
+}
+
 // WitnessFiller is implemented by circuits that can produce their assignment without
 // running Synthesize ("witness-only synthesis"): a specialised generator that writes the
 // values straight into the prover's buffers. The proving pipeline uses it, when present,

@@ -96,7 +96,8 @@ func openGPU(t *testing.T) *gpu.Backend {
 	if lib == "" {
 		t.Skip("GPU equality: cuda/build/" + cuda.LibName + " not found (make cuda on a CUDA host)")
 	}
-	b, err := gpu.New(gpu.Config{LibPath: lib})
+	// SP_TEST_GPU_ARITH=int|fp64 proves in that arithmetic (cuda/runs/path.sh).
+	b, err := gpu.New(gpu.Config{LibPath: lib, Arith: gpu.Arith(os.Getenv("SP_TEST_GPU_ARITH"))})
 	if errors.Is(err, cuda.ErrNoCUDA) {
 		t.Skipf("GPU equality: %v", err)
 	}

@@ -133,6 +133,9 @@ func printStatus(w io.Writer, st *api.Status) {
 		fmt.Fprint(w, ", draining")
 	}
 	fmt.Fprintln(w)
+	for i, d := range st.Devices {
+		fmt.Fprintf(w, "gpu%d: %s\n", i, d)
+	}
 	var served []string
 	for _, p := range st.ProofTypes {
 		if !p.Servable {

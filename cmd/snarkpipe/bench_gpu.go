@@ -28,11 +28,13 @@ var benchGPUCmd = &cli.Command{
 		&cli.IntFlag{Name: "g2-max", Value: 25, Usage: "log2 of the largest G2 MSM (from 2^20)"},
 		&cli.IntFlag{Name: "ntt-max", Value: 27, Usage: "log2 of the largest NTT (from 2^20)"},
 		&cli.IntFlag{Name: "repeats", Value: 3, Usage: "timed runs per row after one warm-up (the median is printed)"},
+		&cli.StringFlag{Name: "gpu-arith", Value: string(gpu.ArithAuto), Usage: "the NTTs' field product: auto, int or fp64 (the MSMs use the integer product either way)"},
 	},
 	Action: func(c *cli.Context) error {
 		cfg := gpu.DefaultBenchConfig()
 		cfg.Device = c.Int("device")
 		cfg.LibPath = c.String("lib")
+		cfg.Arith = gpu.Arith(c.String("gpu-arith"))
 		cfg.G1MaxLog, cfg.G2MaxLog, cfg.NTTMaxLog = c.Int("g1-max"), c.Int("g2-max"), c.Int("ntt-max")
 		cfg.G1MinLog = min(cfg.G1MinLog, cfg.G1MaxLog)
 		cfg.G2MinLog = min(cfg.G2MinLog, cfg.G2MaxLog)

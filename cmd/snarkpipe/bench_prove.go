@@ -33,6 +33,8 @@ type benchOptions struct {
 	proofStreams  int       // gpu.Config.ProofStreams
 	serialMSMs    bool      // gpu.Config.SerialMSMs
 	streamPlan    []float64 // gpu.Config.StreamPlan
+	arith         gpu.Arith // gpu.Config.Arith
+	memLimit      uint64    // gpu.Config.MemoryLimit (bytes; 0: none)
 	hostKeys      bool      // keys kept on the host as parameters (pipeline.BenchParams)
 	keyDevice     int       // --host-keys: the GPU that makes them (-1: the first of devices)
 	windowDuring  bool      // porep: one Window PoSt partition submitted after the first proof
@@ -61,6 +63,8 @@ func benchProveFlags(kind string) []cli.Flag {
 		&cli.IntFlag{Name: "workers-per-device", Value: d.WorkersPerDevice, Usage: "device workers per GPU (one proves while the next prepares)"},
 		&cli.IntFlag{Name: "proof-streams", Usage: "partitions proved at once per GPU, each on its own CUDA stream (0: the backend's default)"},
 		&cli.BoolFlag{Name: "serial-msms", Usage: "run every stage of a partition on one CUDA stream (default: the small MSMs run on a side stream beside the quotient and the H MSM)"},
+		&cli.StringFlag{Name: "gpu-arith", Value: string(gpu.ArithAuto), Usage: "the NTTs' field product: auto (FP64 where the GPU runs FP64 at 1/4 of FP32 or better, else integer), int or fp64"},
+		&cli.Float64Flag{Name: "device-memory-limit", Usage: "cap in GiB on the device memory the process allocates per GPU, as on a card of that size (0: none)"},
 		&cli.Float64SliceFlag{Name: "stream-plan", Usage: "where a streamed partition (PoSt) cuts aux for its B2 MSM, as increasing fractions in (0, 1) (default: the backend's, gpu.DefaultStreamPlan)"},
 		&cli.BoolFlag{Name: "whole-witness", Usage: "hand partitions to the GPU only once their witness is filled (pipeline whole_witness; default: PoSt partitions stream)"},
 		&cli.IntFlag{Name: "handoff", Value: d.HandoffDepth, Usage: "synthesized partitions that may wait for a device worker"},
@@ -119,6 +123,14 @@ func benchOptionsOf(c *cli.Context, kind string) (benchOptions, error) {
 	if kind == "window" {
 		o.partitions = c.Int("partitions")
 	}
+	if o.arith, err = gpu.ParseArith(c.String("gpu-arith")); err != nil {
+		return o, fmt.Errorf("bench: --gpu-arith: %w", err)
+	}
+	if l := c.Float64("device-memory-limit"); l < 0 {
+		return o, fmt.Errorf("bench: --device-memory-limit %v must not be negative", l)
+	} else {
+		o.memLimit = uint64(gib(l))
+	}
 	if len(o.devices) == 0 {
 		o.devices = []int{0}
 	}
@@ -159,7 +171,8 @@ func gib(v float64) int64 { return int64(v * (1 << 30)) }
 func benchBackends(o benchOptions) (bes []backend.Backend, desc string, isGPU bool, err error) {
 	if !o.cpu {
 		for _, d := range o.devices {
-			be, err := gpu.New(gpu.Config{Device: d, LibPath: o.lib, ProofStreams: o.proofStreams, SerialMSMs: o.serialMSMs, StreamPlan: o.streamPlan})
+			be, err := gpu.New(gpu.Config{Device: d, LibPath: o.lib, ProofStreams: o.proofStreams, SerialMSMs: o.serialMSMs,
+				StreamPlan: o.streamPlan, Arith: o.arith, MemoryLimit: o.memLimit})
 			if err != nil {
 				for _, b := range bes {
 					b.Close()
@@ -177,8 +190,7 @@ func benchBackends(o benchOptions) (bes []backend.Backend, desc string, isGPU bo
 			if desc != "" {
 				desc += ", "
 			}
-			info := be.Device()
-			desc += fmt.Sprintf("gpu%d %s (%s, %d SMs)", d, info.Name, fmtBytes(info.TotalMem), info.SMs)
+			desc += fmt.Sprintf("gpu%d %s", d, be.Report().Summary())
 		}
 		return bes, desc, true, nil
 	}

@@ -161,7 +161,7 @@ func startDaemon(ctx context.Context, cfg daemonConfig) (*daemon, error) {
 	if err != nil {
 		return nil, err
 	}
-	backends, desc, gpu, err := chooseBackends(cfg)
+	backends, desc, gpu, devices, err := chooseBackends(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -187,7 +187,7 @@ func startDaemon(ctx context.Context, cfg daemonConfig) (*daemon, error) {
 	}
 	pipe.Start()
 	svc, err := sealer.New(cfg.Sealer, sealer.Deps{
-		Prover: pipe, Backend: desc, GPU: gpu, DevParams: cfg.Dev, Provenance: provenance, Servable: servable,
+		Prover: pipe, Backend: desc, GPU: gpu, Devices: devices, DevParams: cfg.Dev, Provenance: provenance, Servable: servable,
 		VerifyingKey: verifyingKey,
 	})
 	if err != nil {

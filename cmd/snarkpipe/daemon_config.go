@@ -38,6 +38,8 @@ type daemonConfig struct {
 	Backend         string          `toml:"backend"`
 	GPUs            []int           `toml:"gpus"`
 	GPUProofStreams int             `toml:"gpu_proof_streams"`
+	GPUArith        string          `toml:"gpu_arith"`
+	DeviceMemLimit  float64         `toml:"device_memory_limit"`
 	LogLevel        string          `toml:"log_level"`
 	ShutdownTimeout sealer.Duration `toml:"shutdown_timeout"`
 
@@ -50,33 +52,35 @@ type daemonConfig struct {
 
 // configComments document the keys in `snarkpipe config default`.
 var configComments = map[string]string{
-	"listen":             "JSON-RPC API (http://HOST:PORT/rpc/v0, also WebSocket).",
-	"metrics_listen":     "/healthz and /metrics (Prometheus), on their own listener. Empty: off.",
-	"param_dir":          "Official parameter files. Empty: $FIL_PROOFS_PARAMETER_CACHE, else /var/tmp/filecoin-proof-parameters.",
-	"dev_param_dir":      "Dev (untrusted-setup) parameters, used only with dev = true. Empty: user cache dir/snarkpipe/dev-params.",
-	"dev":                "Prove with dev parameters made on first use. Proofs are NOT valid on chain.",
-	"recordings_dir":     "Recorded circuits (CSR matrices) and capacity hints. Empty: user cache dir/snarkpipe/recordings.",
-	"token_secret":       "HS256 secret for API tokens; created on first start. Empty: user config dir/snarkpipe/token-secret.",
-	"backend":            "auto (GPU if present, else CPU), gpu or cpu. Without a GPU, 32/64 GiB proofs are refused unless sealer.allow_large_on_cpu.",
-	"gpus":               "CUDA ordinals to use (empty: device 0).",
-	"gpu_proof_streams":  "Partitions proved at once on each GPU, each on its own CUDA stream with its own proof buffers (16 GiB per 32 GiB PoRep partition). 0: the backend's default.",
-	"log_level":          "debug, info, warn or error.",
-	"shutdown_timeout":   "On SIGINT/SIGTERM: stop admitting, let running jobs finish for this long, then cancel them. A second signal exits at once.",
-	"allow_large_on_cpu": "Accept 32/64 GiB proofs on the CPU backend (hours and ~50 GiB of memory each).",
-	"host_budget":        "[pipeline] Host memory for resident parameters, recordings and partitions in flight, in bytes. 0: physical memory minus safety_margin.",
-	"device_budget":      "[pipeline] Memory per GPU for resident keys and partitions in flight, in bytes. 0: the GPU's memory less 2 GiB (CPU backend: host_budget); a larger value is cut to that.",
-	"synthesis_workers":  "[pipeline] Partitions whose witness is built at once (each holds one working set). Default: a quarter of the CPUs.",
-	"critical_workers":   "[pipeline] Extra synthesis workers that take only critical work (Winning PoSt), so it never waits behind C2 partitions. 0: none.",
-	"pinned":             "[pipeline] Circuit ids never evicted once loaded (e.g. a Winning PoSt circuit).",
-	"preload_slots":      "[pipeline] A preload also allocates (and on a GPU page-locks) the circuit's pooled working-set slots, work its first proof would otherwise do (about 11 s at 32 GiB PoRep).",
-	"pin_keys":           "[pipeline] Page-lock the host copy of each proving key so that loading it onto a GPU (first use, residency swaps) runs at bus speed. Off until measured.",
-	"whole_witness":      "[pipeline] Hand a partition to the GPU only once its witness is filled. Off: PoSt partitions go to the GPU first, which starts on the sectors already filled.",
-	"max_request_bytes":  "Largest request body; the default has headroom for a 64 GiB C1 output in base64.",
-	"address":            "[cuzk] Curio's gRPC endpoint, when enabled: unix:///path or host:port (non-loopback needs allow). Put the same value in Curio's [Cuzk] Address.",
-	"socket_mode":        "[cuzk] Unix socket file mode (decimal in TOML; 384 = 0600, owner only). Curio sends no credentials.",
-	"allow":              "[cuzk] Peers (IPs or CIDR prefixes) allowed besides loopback on a TCP address.",
-	"max_message_bytes":  "[cuzk] gRPC message limit both ways, at least 256 MiB (Curio's).",
-	"max_body_bytes":     "[remote_c2] Largest lotus RemoteCommit2 body (POST <api>/remote/commit2?token=<write token>).",
+	"listen":              "JSON-RPC API (http://HOST:PORT/rpc/v0, also WebSocket).",
+	"metrics_listen":      "/healthz and /metrics (Prometheus), on their own listener. Empty: off.",
+	"param_dir":           "Official parameter files. Empty: $FIL_PROOFS_PARAMETER_CACHE, else /var/tmp/filecoin-proof-parameters.",
+	"dev_param_dir":       "Dev (untrusted-setup) parameters, used only with dev = true. Empty: user cache dir/snarkpipe/dev-params.",
+	"dev":                 "Prove with dev parameters made on first use. Proofs are NOT valid on chain.",
+	"recordings_dir":      "Recorded circuits (CSR matrices) and capacity hints. Empty: user cache dir/snarkpipe/recordings.",
+	"token_secret":        "HS256 secret for API tokens; created on first start. Empty: user config dir/snarkpipe/token-secret.",
+	"backend":             "auto (GPU if present, else CPU), gpu or cpu. Without a GPU, 32/64 GiB proofs are refused unless sealer.allow_large_on_cpu.",
+	"gpus":                "CUDA ordinals to use (empty: device 0).",
+	"gpu_proof_streams":   "Partitions proved at once on each GPU, each on its own CUDA stream with its own proof buffers (16 GiB per 32 GiB PoRep partition). 0: the backend's default.",
+	"gpu_arith":           "Field product of the GPU's NTTs: auto (FP64 where the card runs FP64 at 1/4 of FP32 or better: A100, H100/H200, B200; the integer product elsewhere), int or fp64.",
+	"device_memory_limit": "Cap in GiB on the device memory snarkpipe allocates on each GPU, as on a card of that size (0: the card's memory). Circuits that cannot fit are refused at admission.",
+	"log_level":           "debug, info, warn or error.",
+	"shutdown_timeout":    "On SIGINT/SIGTERM: stop admitting, let running jobs finish for this long, then cancel them. A second signal exits at once.",
+	"allow_large_on_cpu":  "Accept 32/64 GiB proofs on the CPU backend (hours and ~50 GiB of memory each).",
+	"host_budget":         "[pipeline] Host memory for resident parameters, recordings and partitions in flight, in bytes. 0: physical memory minus safety_margin.",
+	"device_budget":       "[pipeline] Memory per GPU for resident keys and partitions in flight, in bytes. 0: the GPU's memory less 2 GiB (CPU backend: host_budget); a larger value is cut to that.",
+	"synthesis_workers":   "[pipeline] Partitions whose witness is built at once (each holds one working set). Default: a quarter of the CPUs.",
+	"critical_workers":    "[pipeline] Extra synthesis workers that take only critical work (Winning PoSt), so it never waits behind C2 partitions. 0: none.",
+	"pinned":              "[pipeline] Circuit ids never evicted once loaded (e.g. a Winning PoSt circuit).",
+	"preload_slots":       "[pipeline] A preload also allocates (and on a GPU page-locks) the circuit's pooled working-set slots, work its first proof would otherwise do (about 11 s at 32 GiB PoRep).",
+	"pin_keys":            "[pipeline] Page-lock the host copy of each proving key so that loading it onto a GPU (first use, residency swaps) runs at bus speed. Off until measured.",
+	"whole_witness":       "[pipeline] Hand a partition to the GPU only once its witness is filled. Off: PoSt partitions go to the GPU first, which starts on the sectors already filled.",
+	"max_request_bytes":   "Largest request body; the default has headroom for a 64 GiB C1 output in base64.",
+	"address":             "[cuzk] Curio's gRPC endpoint, when enabled: unix:///path or host:port (non-loopback needs allow). Put the same value in Curio's [Cuzk] Address.",
+	"socket_mode":         "[cuzk] Unix socket file mode (decimal in TOML; 384 = 0600, owner only). Curio sends no credentials.",
+	"allow":               "[cuzk] Peers (IPs or CIDR prefixes) allowed besides loopback on a TCP address.",
+	"max_message_bytes":   "[cuzk] gRPC message limit both ways, at least 256 MiB (Curio's).",
+	"max_body_bytes":      "[remote_c2] Largest lotus RemoteCommit2 body (POST <api>/remote/commit2?token=<write token>).",
 }
 
 func defaultDaemonConfig() daemonConfig {
@@ -84,6 +88,7 @@ func defaultDaemonConfig() daemonConfig {
 		Listen:          "127.0.0.1:9820",
 		MetricsListen:   "127.0.0.1:9821",
 		Backend:         "auto",
+		GPUArith:        string(gpu.ArithAuto),
 		LogLevel:        "info",
 		ShutdownTimeout: sealer.Duration(5 * time.Minute),
 		Sealer:          sealer.DefaultConfig(),
@@ -115,6 +120,12 @@ func (c *daemonConfig) validate() error {
 	}
 	if c.GPUProofStreams < 0 || c.GPUProofStreams > gpu.MaxProofStreams {
 		errs = append(errs, fmt.Errorf("gpu_proof_streams %d: want 0 to %d", c.GPUProofStreams, gpu.MaxProofStreams))
+	}
+	if _, err := gpu.ParseArith(c.GPUArith); err != nil {
+		errs = append(errs, fmt.Errorf("gpu_arith: %w", err))
+	}
+	if c.DeviceMemLimit < 0 {
+		errs = append(errs, fmt.Errorf("device_memory_limit %v is negative", c.DeviceMemLimit))
 	}
 	for _, g := range c.GPUs {
 		if g < 0 {

@@ -13,7 +13,7 @@ src="$here/.."
 out="$src/build/emu"
 mkdir -p "$out/src"
 cp "$src"/*.cuh "$src"/capi.h "$out/src/"
-for f in context fr g1 g2 spmv setup host; do cp "$src/$f.cu" "$out/src/$f.cpp"; done
+for f in context fr ntt_fp64 ntt_int g1 g2 spmv setup host; do cp "$src/$f.cu" "$out/src/$f.cpp"; done
 python3 - "$out/src" <<'PY'
 import re, sys, pathlib
 launch = re.compile(r'([A-Za-z_][\w:]*(?:<[^<>;()]*>)?)<<<(.*?)>>>')
@@ -26,6 +26,6 @@ for p in pathlib.Path(sys.argv[1]).iterdir():
     p.write_text(launch.sub(repl, text))
 PY
 g++ -std=c++17 -O2 -fno-strict-aliasing -fPIC -shared -DSP_HOST_EMU ${SP_EMU_FLAGS:-} -Wno-unknown-pragmas -I"$here" -I"$out/src" -include cuda_runtime.h \
-  "$out/src/context.cpp" "$out/src/fr.cpp" "$out/src/g1.cpp" "$out/src/g2.cpp" "$out/src/spmv.cpp" "$out/src/setup.cpp" "$out/src/host.cpp" \
+  "$out/src/context.cpp" "$out/src/fr.cpp" "$out/src/ntt_fp64.cpp" "$out/src/ntt_int.cpp" "$out/src/g1.cpp" "$out/src/g2.cpp" "$out/src/spmv.cpp" "$out/src/setup.cpp" "$out/src/host.cpp" \
   "$here/host_registry.cpp" -o "$out/libsnarkpipe_cuda.so"
 echo "built $out/libsnarkpipe_cuda.so (host emulation)"

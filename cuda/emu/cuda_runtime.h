@@ -61,6 +61,23 @@ typedef void* cudaStream_t;
 typedef void* cudaEvent_t;
 typedef void* cudaMemPool_t;
 enum cudaMemcpyKind { cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice };
+typedef int cudaDeviceAttr;
+// The device attributes the library reads, numbered as CUDA numbers them.
+enum {
+  cudaDevAttrClockRate = 13,
+  cudaDevAttrL2CacheSize = 38,
+  cudaDevAttrMemoryClockRate = 36,
+  cudaDevAttrGlobalMemoryBusWidth = 37,
+  cudaDevAttrPciBusId = 33,
+  cudaDevAttrPciDeviceId = 34,
+  cudaDevAttrMaxThreadsPerMultiProcessor = 39,
+  cudaDevAttrComputeCapabilityMajor = 75,
+  cudaDevAttrComputeCapabilityMinor = 76,
+  cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
+  cudaDevAttrMaxRegistersPerMultiprocessor = 82,
+  cudaDevAttrSingleToDoublePrecisionPerfRatio = 87,
+  cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
+};
 enum {
   cudaStreamNonBlocking = 1,
   cudaDevAttrMultiProcessorCount = 16,
@@ -91,8 +108,35 @@ inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int) {
   p->multiProcessorCount = 1;
   return cudaSuccess;
 }
-inline cudaError_t cudaDeviceGetAttribute(int* v, int, int) {
-  *v = 1;
+// A nominal Hopper-like device: one multiprocessor, FP64 at half the FP32 rate.
+inline cudaError_t cudaDeviceGetAttribute(int* v, int attr, int) {
+  switch (attr) {
+    case cudaDevAttrComputeCapabilityMajor: *v = 9; break;
+    case cudaDevAttrComputeCapabilityMinor: *v = 0; break;
+    case cudaDevAttrSingleToDoublePrecisionPerfRatio: *v = 2; break;
+    case cudaDevAttrMaxSharedMemoryPerBlockOptin: *v = 232448; break;
+    case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *v = 233472; break;
+    case cudaDevAttrMaxThreadsPerMultiProcessor: *v = 2048; break;
+    case cudaDevAttrMaxRegistersPerMultiprocessor: *v = 65536; break;
+    case cudaDevAttrClockRate: *v = 1980000; break;
+    case cudaDevAttrMemoryClockRate: *v = 2619000; break;
+    case cudaDevAttrGlobalMemoryBusWidth: *v = 5120; break;
+    case cudaDevAttrL2CacheSize: *v = 60 << 20; break;
+    default: *v = 1;
+  }
+  return cudaSuccess;
+}
+struct cudaFuncAttributes {
+  int binaryVersion, ptxVersion;
+};
+template <class T>
+cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* a, T*) {
+  a->binaryVersion = 90;
+  a->ptxVersion = 90;
+  return cudaSuccess;
+}
+inline cudaError_t cudaRuntimeGetVersion(int* v) {
+  *v = 0;
   return cudaSuccess;
 }
 inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned) {

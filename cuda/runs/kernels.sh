@@ -4,8 +4,8 @@
 # Montgomery product without the tuning variants, for comparison), run the kernel tests
 # against A, benchmark both, profile one 2^27 G1 MSM, and print a short table last. Full
 # logs under $OUT. Environment knobs (TOTAL, TESTS, G1TA, ...) are read below. Library A
-# has only the units in UNITS_A (default "context fr g1 g2"): tests of the resident path
-# (TestResident*, the out-of-memory tests) need "context fr g1 g2 spmv".
+# has only the units in UNITS_A (default "context fr ntt_fp64 ntt_int g1 g2"): tests of the resident path
+# (TestResident*, the out-of-memory tests) need "context fr ntt_fp64 ntt_int g1 g2 spmv".
 set -u
 # Logs go to a folder that is bundled into one file at exit: the device tool returns
 # only a few files from $OUT.
@@ -31,24 +31,24 @@ el "build A and B in parallel"
 # FLAGS_A: nvcc flags of the candidate (e.g. -DSP_NTT_RADIX8); FLAGS_B those of the
 # comparison build (default: the previous product, no MSM variants; "" for the default
 # sources, so that A − B is what FLAGS_A changes).
-(SP_BUILD_DIR=$ROOT/cuda/build SP_UNITS="${UNITS_A:-context fr g1 g2}" timeout ${BUILD_TO:-170} sh cuda/build.sh ${FLAGS_A:-} >"$O/buildA.log" 2>&1; echo $? >"$O/buildA.rc") &
+(SP_BUILD_DIR=$ROOT/cuda/build SP_UNITS="${UNITS_A:-context fr ntt_fp64 ntt_int g1 g2}" timeout ${BUILD_TO:-170} sh cuda/build.sh ${FLAGS_A:-} >"$O/buildA.log" 2>&1; echo $? >"$O/buildA.rc") &
 # BUILD_B=0: no comparison build (and no bench B).
 if [ "${BUILD_B:-1}" = 1 ]; then
-  (SP_BUILD_DIR=$ROOT/cuda/build/fullcarry SP_UNITS="context fr g1 g2" timeout ${BUILD_TO:-170} sh cuda/build.sh \
+  (SP_BUILD_DIR=$ROOT/cuda/build/fullcarry SP_UNITS="context fr ntt_fp64 ntt_int g1 g2" timeout ${BUILD_TO:-170} sh cuda/build.sh \
     ${FLAGS_B--DSP_MUL_FULL_CARRY -DSP_NO_MSM_VARIANTS} >"$O/buildB.log" 2>&1; echo $? >"$O/buildB.rc") &
 else
   echo 1 >"$O/buildB.rc"
 fi
 # FLAGS_C: a third build (NTT rows only), e.g. a second candidate against the same B.
 if [ -n "${FLAGS_C:-}" ]; then
-  (SP_BUILD_DIR=$ROOT/cuda/build/c SP_UNITS="context fr g1 g2" timeout ${BUILD_TO:-170} sh cuda/build.sh \
+  (SP_BUILD_DIR=$ROOT/cuda/build/c SP_UNITS="context fr ntt_fp64 ntt_int g1 g2" timeout ${BUILD_TO:-170} sh cuda/build.sh \
     $FLAGS_C >"$O/buildC.log" 2>&1; echo $? >"$O/buildC.rc") &
 fi
 wait
 cp cuda/build/resources.txt "$O/resA.txt" 2>/dev/null
 cp cuda/build/fullcarry/resources.txt "$O/resB.txt" 2>/dev/null
 cp cuda/build/c/resources.txt "$O/resC.txt" 2>/dev/null
-for u in context fr g1 g2; do cp cuda/build/$u.log "$O/ptxasA_$u.log" 2>/dev/null; cp cuda/build/fullcarry/$u.log "$O/ptxasB_$u.log" 2>/dev/null; done
+for u in context fr ntt_fp64 ntt_int g1 g2; do cp cuda/build/$u.log "$O/ptxasA_$u.log" 2>/dev/null; cp cuda/build/fullcarry/$u.log "$O/ptxasB_$u.log" 2>/dev/null; done
 RA=$(cat "$O/buildA.rc"); RB=$(cat "$O/buildB.rc")
 el "build A rc=$RA, B rc=$RB"
 tail -5 "$O/buildA.log"; tail -3 "$O/buildB.log"

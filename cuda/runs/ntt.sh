@@ -2,9 +2,9 @@
 # NTT variants on the device machine (issue 7), from the repository root. Prepare here and
 # carry devrun/kern:
 #   CGO_ENABLED=0 go test -c -o devrun/kern/gpu.test ./prover/backend/gpu
-# Builds library A (the sources as they are: context fr g1 g2) and, for each variant of
-# VARIANTS ("name:nvcc flags;name:flags", e.g. "nospec:-DSP_NTT_NO_SPECIALIZE"), fr.cu again
-# with its flags, linked with A's other units (the NTT lives in fr.cu). Then for A and every
+# Builds library A (the sources as they are: context fr ntt_fp64 ntt_int g1 g2) and, for each variant of
+# VARIANTS ("name:nvcc flags;name:flags", e.g. "nospec:-DSP_NTT_NO_SPECIALIZE"), ntt_fp64.cu again
+# with its flags, linked with A's other units (the FP64 NTT lives in ntt_fp64.cu). Then for A and every
 # variant: the NTT, coset and quotient tests (short and full size) and the NTT rows from
 # 2^NTTMIN to 2^27 (median of REPEATS after a warm-up), the builds taking turns ROUNDS
 # times so that drift hits them alike. NCU=1 adds a Nsight Compute profile of library A's
@@ -20,7 +20,7 @@ T0=$(date +%s)
 el() { echo "[$(($(date +%s) - T0))s] $*"; }
 T=${GPU_TEST:-$ROOT/devrun/kern/gpu.test}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv | tee "$O/smi.txt"
-el "build A and the variants' fr.cu"
+el "build A and the variants' ntt_fp64.cu"
 B=$ROOT/cuda/build
 NAMES="A"
 IFS=';' read -ra VS <<<"${VARIANTS:-}"
@@ -29,16 +29,16 @@ for v in "${VS[@]}"; do
   name=${v%%:*} flags=${v#*:}
   mkdir -p "$B/v_$name"
   nvcc -std=c++17 -O3 -Xcompiler -fPIC -cudart static -gencode arch=compute_90,code=sm_90 -Xptxas -v ${FLAGS_A:-} $flags \
-    -c cuda/fr.cu -o "$B/v_$name/fr.o" >"$O/build_$name.log" 2>&1 &
+    -c cuda/ntt_fp64.cu -o "$B/v_$name/ntt_fp64.o" >"$O/build_$name.log" 2>&1 &
   NAMES="$NAMES $name"
 done
-SP_UNITS="context fr g1 g2" sh cuda/build.sh ${FLAGS_A:-} >"$O/buildA.log" 2>&1 || { grep -E "error" "$O/buildA.log" | head -20; exit 1; }
+SP_UNITS="context fr ntt_fp64 ntt_int g1 g2" sh cuda/build.sh ${FLAGS_A:-} >"$O/buildA.log" 2>&1 || { grep -E "error" "$O/buildA.log" | head -20; exit 1; }
 wait
 grep ntt_pass "$B/resources.txt" | sed 's/_ZN9snarkpipe//' | cut -c1-160 >"$O/resA.txt"
 for n in $NAMES; do
   [ "$n" = A ] && continue
   d=$B/v_$n
-  [ -f "$d/fr.o" ] && nvcc -shared -cudart static -gencode arch=compute_90,code=sm_90 "$B/context.o" "$d/fr.o" "$B/g1.o" "$B/g2.o" \
+  [ -f "$d/ntt_fp64.o" ] && nvcc -shared -cudart static -gencode arch=compute_90,code=sm_90 "$B/context.o" "$B/fr.o" "$d/ntt_fp64.o" "$B/ntt_int.o" "$B/g1.o" "$B/g2.o" \
     -o "$d/libsnarkpipe_cuda.so" >>"$O/build_$n.log" 2>&1
 done
 el "built: $NAMES"

@@ -71,8 +71,10 @@ type waiter struct {
 type arena struct {
 	name     string
 	capacity int64
-	freer    *freer
-	pinned   map[prover.CircuitID]bool
+	// advice ends a refusal (ErrTooLarge) with what the operator can do about it.
+	advice string
+	freer  *freer
+	pinned map[prover.CircuitID]bool
 	// onDetach is called (arena lock held) when an entry leaves the arena, before its
 	// close is queued: the host arena drops the circuit's device keys there.
 	onDetach func(id prover.CircuitID)
@@ -96,6 +98,9 @@ type arenaStats struct {
 	loads, evictions int
 	slotAllocs       int
 }
+
+// gibs formats bytes in GiB for messages.
+func gibs(b int64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }
 
 func newArena(name string, capacity int64, f *freer, pinned []prover.CircuitID) *arena {
 	a := &arena{
@@ -177,8 +182,8 @@ func (a *arena) checkFits(req request) error {
 		}
 	}
 	if need > avail {
-		return fmt.Errorf("%w: %s needs %d bytes of %s memory, at most %d can be made free (budget %d)",
-			ErrTooLarge, req.id, need, a.name, avail, a.capacity)
+		return fmt.Errorf("%w: %s needs %s (%d bytes) of %s memory, at most %s (%d bytes) can be made free (budget %s)%s",
+			ErrTooLarge, req.id, gibs(need), need, a.name, gibs(avail), avail, gibs(a.capacity), a.advice)
 	}
 	return nil
 }

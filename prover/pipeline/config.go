@@ -129,9 +129,20 @@ func (c Config) Validate() error {
 	return errors.Join(errs...)
 }
 
-// DeviceHeadroom is the part of a GPU's memory outside every device budget: the CUDA
-// context and the library's scratch, which the pipeline does not account.
+// DeviceHeadroom is the most of a GPU's memory kept outside its device budget: the CUDA
+// context and the library's scratch, which the pipeline does not account. A device (or
+// device-memory cap) of less than 16 GiB keeps an eighth of its memory (deviceHeadroom).
 const DeviceHeadroom = 2 << 30
+
+// deviceHeadroom is the headroom of a device with total bytes: DeviceHeadroom, or an
+// eighth of a smaller device's memory.
+func deviceHeadroom(total uint64) uint64 { return min(DeviceHeadroom, total/8) }
+
+// deviceAdvice and hostAdvice end a refusal (ErrTooLarge) of the device and host budgets.
+const (
+	deviceAdvice = ": it needs a GPU with more memory (or a larger device_budget or device_memory_limit, if set below the card's memory); streaming keys from host memory for smaller cards is not available yet"
+	hostAdvice   = ": it needs more host memory (or a larger host_budget, if set)"
+)
 
 // deviceBudget resolves the budget of the device served by be (see DeviceBudget).
 func (c Config) deviceBudget(be backend.Backend, hostBudget int64, log *slog.Logger) (int64, error) {
@@ -149,10 +160,11 @@ func (c Config) deviceBudget(be backend.Backend, hostBudget int64, log *slog.Log
 		log.Warn("pipeline: device memory unknown; its budget is the configured one", "device", be.Name(), "budget", configured, "err", err)
 		return configured, nil
 	}
-	if total <= DeviceHeadroom {
-		return 0, fmt.Errorf("pipeline: %s has %d bytes of memory, not more than the %d bytes of headroom", be.Name(), total, int64(DeviceHeadroom))
+	headroom := deviceHeadroom(total)
+	if total <= headroom || headroom == 0 {
+		return 0, fmt.Errorf("pipeline: %s has %d bytes of memory, too few to prove on", be.Name(), total)
 	}
-	usable := int64(total - DeviceHeadroom)
+	usable := int64(total - headroom)
 	if c.DeviceBudget > 0 && c.DeviceBudget < usable {
 		return c.DeviceBudget, nil
 	}

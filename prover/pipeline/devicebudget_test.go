@@ -44,9 +44,11 @@ func TestDeviceBudgetFollowsDeviceMemory(t *testing.T) {
 		be     backend.Backend
 		want   int64
 	}{
-		{"gpu, automatic", 0, withMemory{newCPU(t), gpuMem, nil}, gpuMem - DeviceHeadroom},
+		{"gpu, automatic", 0, withMemory{newCPU(t), gpuMem, nil}, gpuMem - gpuMem/8},
+		{"H200, automatic", 0, withMemory{newCPU(t), 143 << 30, nil}, 143<<30 - DeviceHeadroom},
+		{"gpu capped at 4 GiB, automatic", 0, withMemory{newCPU(t), 4 << 30, nil}, 4<<30 - 512<<20},
 		{"gpu, smaller budget", 3 << 30, withMemory{newCPU(t), gpuMem, nil}, 3 << 30},
-		{"gpu, budget above its memory", 20 << 30, withMemory{newCPU(t), gpuMem, nil}, gpuMem - DeviceHeadroom},
+		{"gpu, budget above its memory", 20 << 30, withMemory{newCPU(t), gpuMem, nil}, gpuMem - gpuMem/8},
 		{"cpu, automatic", 0, newCPU(t), 40 << 30},
 		{"cpu, budget", 5 << 30, newCPU(t), 5 << 30},
 	} {
@@ -64,7 +66,7 @@ func TestDeviceBudgetFollowsDeviceMemory(t *testing.T) {
 	if got, err := deviceCapacity(t, cfg, withMemory{newCPU(t), gpuMem, errors.New("no figures")}); err != nil || got != 40<<30 {
 		t.Errorf("device memory unknown: budget %d, %v; want the host budget", got, err)
 	}
-	if _, err := deviceCapacity(t, cfg, withMemory{newCPU(t), DeviceHeadroom, nil}); err == nil || !strings.Contains(err.Error(), "headroom") {
-		t.Errorf("a device no larger than the headroom: New returned %v", err)
+	if _, err := deviceCapacity(t, cfg, withMemory{newCPU(t), 7, nil}); err == nil || !strings.Contains(err.Error(), "too few") {
+		t.Errorf("a device of 7 bytes: New returned %v", err)
 	}
 }

@@ -37,12 +37,12 @@ func TestGPUResidentPipeline(t *testing.T) {
 	if *overlapGPU == "" {
 		t.Skip("GPU test: run with -pipeline.gpulib path/to/libsnarkpipe_cuda.so")
 	}
-	be, err := gpu.New(gpu.Config{LibPath: *overlapGPU})
+	be, err := gpu.New(gpu.Config{LibPath: *overlapGPU, Arith: gpu.Arith(os.Getenv("SP_TEST_GPU_ARITH"))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer be.Close()
-	t.Logf("device: %s", be.Device().Name)
+	t.Logf("device: %s", be.Report().Summary())
 	cfg := DefaultConfig()
 	cfg.HostBudget, cfg.DeviceBudget = 32<<30, 100<<30
 

@@ -130,12 +130,16 @@ func New(cfg Config, deps Deps) (*Pipeline, error) {
 		p.trace = newTimeline(cfg.TraceEvents)
 	}
 	p.host = newArena("host", hostCap, p.freer, cfg.Pinned)
+	p.host.advice = hostAdvice
 	for i, be := range deps.Backends {
 		devCap, err := cfg.deviceBudget(be, hostCap, logger)
 		if err != nil {
 			return nil, err
 		}
 		d := &device{index: i, backend: be, caps: capsOf(be), arena: newArena(fmt.Sprintf("device%d", i), devCap, p.freer, cfg.Pinned)}
+		if _, ok := be.(backend.MemoryReporter); ok {
+			d.arena.advice = deviceAdvice
+		}
 		p.devices = append(p.devices, d)
 		if pn, ok := be.(backend.HostPinner); ok && p.pinner == nil && d.caps.resident {
 			p.pinner = pn
@@ -250,7 +254,7 @@ func (p *Pipeline) Submit(ctx context.Context, spec JobSpec) (*Job, error) {
 			return nil, fmt.Errorf("pipeline: circuit %d is %s, job is for %s", i, c.ID(), id)
 		}
 	}
-	if h, ok := p.circuits.hints.get(id); ok {
+	if h, ok := p.fitHint(spec.Circuits[0]); ok {
 		if err := p.checkFits(id, h); err != nil {
 			return nil, err
 		}
@@ -293,6 +297,22 @@ func (p *Pipeline) Submit(ctx context.Context, spec JobSpec) (*Job, error) {
 }
 
 // checkFits refuses what can never fit, from a circuit's hint.
+// fitHint is what the pipeline knows of c's sizes before preparing it: its capacity hint
+// (from an earlier synthesis, persisted), else the counts c declares (prover.SizedCircuit)
+// with its recording's size unknown and counted as nothing, so that the bytes checkFits
+// asks for are a lower bound.
+func (p *Pipeline) fitHint(c prover.Circuit) (Hint, bool) {
+	if h, ok := p.circuits.hints.get(c.ID()); ok {
+		return h, true
+	}
+	if sc, ok := c.(prover.SizedCircuit); ok {
+		if counts, ok := sc.KnownCounts(); ok {
+			return Hint{Counts: counts, ParamsBytes: srs.ParamsBytes(counts)}, true
+		}
+	}
+	return Hint{}, false
+}
+
 func (p *Pipeline) checkFits(id prover.CircuitID, h Hint) error {
 	slot := p.hostSlot(h)
 	if err := p.host.fits(request{id: id, entryBytes: p.hostEntryBytes(h), ws: slot.bytes()}); err != nil {
@@ -350,6 +370,11 @@ func (p *Pipeline) Preload(ctx context.Context, c prover.Circuit) (LoadInfo, err
 	p.mu.Unlock()
 	if closed {
 		return info, ErrClosed
+	}
+	if h, ok := p.fitHint(c); ok {
+		if err := p.checkFits(c.ID(), h); err != nil {
+			return info, err
+		}
 	}
 	j := &Job{ID: seq, Kind: "preload", Priority: Critical, Circuit: c.ID(), seq: seq}
 	part := &partition{job: j, circuit: c, seq: seq << 20, worker: "preload"}

@@ -19,6 +19,8 @@ import (
 type BenchConfig struct {
 	Device  int
 	LibPath string
+	// Arith is the NTTs' Fr product ("" or auto: chosen from the device, as New does).
+	Arith Arith
 
 	G1MinLog, G1MaxLog   int
 	G2MinLog, G2MaxLog   int
@@ -227,13 +229,28 @@ func Bench(w io.Writer, cfg BenchConfig) error {
 	if err != nil {
 		return err
 	}
+	props, probed, err := probe(lib, cfg.Device)
+	if err != nil {
+		return err
+	}
+	want, err := ParseArith(string(cfg.Arith))
+	if err != nil {
+		return err
+	}
+	arith := chooseArith(props, probed, want)
 	ctx, err := lib.NewCtx(cfg.Device)
 	if err != nil {
 		return err
 	}
 	defer lib.FreeCtx(ctx)
-	fmt.Fprintf(w, "device %d: %s, %d SMs, %.1f GiB; median of %d runs after 1 warm-up\n",
-		cfg.Device, info.Name, info.SMs, float64(info.TotalMem)/(1<<30), cfg.Repeats)
+	if err := lib.SetArith(ctx, arith.Arith); err != nil {
+		return err
+	}
+	r := DeviceReport{Name: info.Name, Props: props, Probed: probed, Build: lib.BuildInfo(), Arith: arith}
+	if r.Props.TotalMem == 0 {
+		r.Props.TotalMem = int64(info.TotalMem)
+	}
+	fmt.Fprintf(w, "device %d: %s; library %s; median of %d runs after 1 warm-up\n", cfg.Device, r.Summary(), r.Build, cfg.Repeats)
 	if err := benchG1(w, lib, ctx, cfg); err != nil {
 		return err
 	}

@@ -42,6 +42,14 @@ type Config struct {
 	// large stages: 32 GiB PoRep 1.8 % faster for 4 GiB more device memory
 	// (docs/BENCHMARKS.md).
 	SerialMSMs bool
+	// Arith is the Fr product of the NTTs and the quotient ("" or ArithAuto: chosen from
+	// the device, chooseArith).
+	Arith Arith
+	// MemoryLimit caps the device memory the library allocates on this device, in bytes
+	// (0: the device's own memory): past it an allocation fails with an out-of-memory
+	// error, as on a card of that size. It covers every allocation of the process on the
+	// device (keys, shapes, proof buffers, kernel scratch), not the CUDA context itself.
+	MemoryLimit uint64
 	// StreamPlan is where a streamed proof (ProveResidentStreamed) cuts aux for its B2
 	// MSM: the ends of its prefixes before the last, as increasing fractions of aux in
 	// (0, 1). nil: DefaultStreamPlan.
@@ -64,6 +72,9 @@ func (c Config) Validate() error {
 			return fmt.Errorf("gpu backend: StreamPlan %v: want increasing fractions in (0, 1)", c.StreamPlan)
 		}
 	}
+	if _, err := ParseArith(string(c.Arith)); err != nil {
+		return fmt.Errorf("gpu backend: %w", err)
+	}
 	if c.ProofStreams < 0 || c.ProofStreams > MaxProofStreams {
 		return fmt.Errorf("gpu backend: ProofStreams %d outside [0, %d]", c.ProofStreams, MaxProofStreams)
 	}
@@ -74,11 +85,15 @@ func (c Config) Validate() error {
 // main device stream, except resident proofs, which may also run on extra proof streams
 // (streams.go).
 type Backend struct {
-	lib    *cuda.Lib
-	info   cuda.DeviceInfo
-	device int
-	window uint32
-	plan   []float64 // Config.StreamPlan or DefaultStreamPlan
+	lib      *cuda.Lib
+	info     cuda.DeviceInfo
+	props    cuda.DeviceProps
+	probed   bool
+	arith    ArithChoice
+	memLimit uint64
+	device   int
+	window   uint32
+	plan     []float64 // Config.StreamPlan or DefaultStreamPlan
 	// streamMinAux: shapes with fewer aux variables prove whole when streamed
 	// (minStreamAux; tests lower it)
 	streamMinAux int
@@ -159,18 +174,52 @@ func New(cfg Config) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, err := lib.NewCtx(cfg.Device)
+	props, probed, err := probe(lib, cfg.Device)
 	if err != nil {
 		return nil, err
 	}
-	b := &Backend{lib: lib, info: info, device: cfg.Device, window: uint32(cfg.WindowBits), plan: cfg.streamPlan(), streamMinAux: minStreamAux, ctx: ctx,
-		domains: make(map[int]*quotientConsts), shapes: make(map[*residentShape]struct{}),
+	if err := setMemoryLimit(lib, cfg.Device, cfg.MemoryLimit); err != nil {
+		return nil, err
+	}
+	want, _ := ParseArith(string(cfg.Arith)) // checked by Validate
+	b := &Backend{lib: lib, info: info, props: props, probed: probed, arith: chooseArith(props, probed, want),
+		memLimit: cfg.MemoryLimit, device: cfg.Device, window: uint32(cfg.WindowBits), plan: cfg.streamPlan(),
+		streamMinAux: minStreamAux, domains: make(map[int]*quotientConsts), shapes: make(map[*residentShape]struct{}),
 		oneStream: make(map[shapeSizes]bool)}
+	if b.ctx, err = b.newCtx(); err != nil {
+		return nil, err
+	}
 	if err := b.newProofStreams(max(cfg.ProofStreams, 1), !cfg.SerialMSMs); err != nil {
-		_ = lib.FreeCtx(ctx)
+		_ = lib.FreeCtx(b.ctx)
 		return nil, err
 	}
 	return b, nil
+}
+
+// newCtx creates a context on the backend's device with the backend's arithmetic.
+func (b *Backend) newCtx() (cuda.Ctx, error) {
+	ctx, err := b.lib.NewCtx(b.device)
+	if err != nil {
+		return 0, err
+	}
+	if err := b.lib.SetArith(ctx, b.arith.Arith); err != nil {
+		_ = b.lib.FreeCtx(ctx)
+		return 0, fmt.Errorf("gpu backend: arithmetic %s: %w", b.arith.Arith, err)
+	}
+	return ctx, nil
+}
+
+// setMemoryLimit sets the device's ledger limit (0: none). A library built before the
+// ledger existed cannot cap: asking it for a limit fails, none is fine.
+func setMemoryLimit(lib *cuda.Lib, device int, limit uint64) error {
+	err := lib.SetMemoryLimit(device, limit)
+	if limit == 0 && errors.Is(err, cuda.ErrMissingSymbol) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("gpu backend: device memory limit %d bytes: %w", limit, err)
+	}
+	return nil
 }
 
 // Name is "gpu<ordinal>".

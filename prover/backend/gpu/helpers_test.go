@@ -54,6 +54,10 @@ func testBackendWith(t testing.TB, cfg Config) *Backend {
 		t.Skip("GPU test: cuda/build/" + cuda.LibName + " not found (run `make cuda` on a CUDA host)")
 	}
 	cfg.LibPath = p
+	if cfg.Arith == "" {
+		// SP_TEST_GPU_ARITH=int|fp64 runs the GPU tests in that arithmetic (cuda/runs/path.sh).
+		cfg.Arith = Arith(os.Getenv("SP_TEST_GPU_ARITH"))
+	}
 	b, err := New(cfg)
 	if errors.Is(err, cuda.ErrNoCUDA) {
 		t.Skipf("GPU test: %v", err)

@@ -38,7 +38,7 @@ func (b *Backend) newProofStreams(n int, side bool) error {
 	b.streams = make(chan *proofStream, n)
 	b.sides = make(map[cuda.Ctx]cuda.Ctx)
 	newCtx := func(what string, i int) (cuda.Ctx, error) {
-		ctx, err := b.lib.NewCtx(b.device)
+		ctx, err := b.newCtx()
 		if err != nil {
 			b.freeProofStreams()
 			return 0, fmt.Errorf("gpu backend: proof stream %d %s: %w", i, what, err)
