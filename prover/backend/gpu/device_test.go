@@ -168,3 +168,52 @@ func equalFr(a, b []fr.Element) bool {
 	}
 	return true
 }
+
+// TestMSMUnderMemoryCap: under ever tighter device-memory caps the MSMs fit their batches
+// of windows to what is left (msm_fit_batch) and either give gnark-crypto's result or
+// fail with ErrOutOfMemory, never a wrong sum; a cap with room for a few windows proves.
+func TestMSMUnderMemoryCap(t *testing.T) {
+	b := testBackend(t)
+	t.Cleanup(func() { _ = b.lib.SetMemoryLimit(b.device, 0) })
+	rng := rand.New(rand.NewPCG(41, 42))
+	const n = 4096
+	p1, p2 := randPoints(rng, n)
+	g1b, g2b := loadBases(t, b, p1, p2)
+	s := scalarCase(rng, "random", n)
+	want1, want2 := cpuMSMG1(p1, s), cpuMSMG2(p2, s)
+	base, err := b.Ledger()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The MSM's scratch beyond the scalars: some MiB for all windows at once, about a
+	// tenth of that for one window per batch.
+	proved := 0
+	for _, room := range []uint64{64 << 20, 8 << 20, 4 << 20, 2 << 20, 1 << 20, 512 << 10, 128 << 10} {
+		if err := b.lib.SetMemoryLimit(b.device, base.Used+room); err != nil {
+			t.Fatal(err)
+		}
+		got1, err1 := b.MSMG1(g1b, 0, s)
+		got2, err2 := b.MSMG2(g2b, 0, s)
+		for _, c := range []struct {
+			curve string
+			err   error
+			ok    bool
+		}{{"G1", err1, err1 == nil && got1.Equal(&want1)}, {"G2", err2, err2 == nil && got2.Equal(&want2)}} {
+			switch {
+			case c.err != nil && !errors.Is(c.err, cuda.ErrOutOfMemory):
+				t.Errorf("%s under a cap of %d spare bytes: %v, want success or ErrOutOfMemory", c.curve, room, c.err)
+			case c.err == nil && !c.ok:
+				t.Errorf("%s under a cap of %d spare bytes: wrong sum", c.curve, room)
+			case c.err == nil:
+				proved++
+			}
+		}
+		if g, _ := b.Ledger(); g.Used != base.Used {
+			t.Errorf("after the MSMs under a cap of %d spare bytes: %d bytes still allocated, want %d", room, g.Used, base.Used)
+		}
+	}
+	t.Logf("%d of 14 capped MSMs proved", proved)
+	if proved < 6 {
+		t.Errorf("only %d of 14 capped MSMs proved: the batches are not fitted to the room", proved)
+	}
+}
