@@ -319,7 +319,7 @@ func (p *Pipeline) checkFits(id prover.CircuitID, h Hint) error {
 		return err
 	}
 	for _, d := range p.devices {
-		if err := d.arena.fits(request{id: id, entryBytes: p.deviceEntryBytes(d, h), ws: h.deviceWorkingSet()}); err != nil {
+		if err := d.arena.fits(request{id: id, entryBytes: p.deviceEntryBytes(d, h), ws: p.deviceWorkingSet(d, h)}); err != nil {
 			return err
 		}
 	}

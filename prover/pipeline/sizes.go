@@ -74,3 +74,15 @@ func proofPoolBytes(s r1cs.Sizes) int64 {
 }
 
 func bitmapWords(n int) int { return (n + 63) / 64 }
+
+// deviceWorkingSet is what a partition of h's circuit holds on device d beyond the
+// circuit's entry: nothing on a device with the pre-compiled path, whose proof buffers
+// are pooled with the shape and counted once per proof stream in deviceEntryBytes (a
+// second partition waits for a stream, not for memory); z and the three row vectors on
+// a device that takes host-evaluated rows.
+func (p *Pipeline) deviceWorkingSet(d *device, h Hint) int64 {
+	if d.caps.resident {
+		return 0
+	}
+	return h.deviceWorkingSet()
+}

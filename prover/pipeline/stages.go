@@ -297,7 +297,7 @@ func (p *Pipeline) prove(worker string, d *device, batch []*partition) error {
 	var ws int64
 	for _, part := range batch {
 		part.t.Handoff = now.Sub(part.t.SynthEnd)
-		ws += part.hint.deviceWorkingSet()
+		ws += p.deviceWorkingSet(d, part.hint)
 	}
 	g, dk, err := p.acquireDevice(ctx, d, head, ws)
 	device := time.Since(now) - head.t.KeyLoad
