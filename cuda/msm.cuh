@@ -611,14 +611,20 @@ uint64_t msm_scratch_bytes(uint32_t nw, uint32_t count, uint32_t c, bool with_ro
   return b;
 }
 
+// MsmFit: the windows per batch of an MSM, and whether its pair rounds may have scratch.
+struct MsmFit {
+  uint32_t windows;
+  bool rounds;
+};
+
 // msm_fit_batch: the windows per batch, at most nw, whose scratch fits the device's spare
 // memory less the margin left to other streams: with the pair rounds if a batch of one
-// window can have them, else sized without them (MsmPairScratch then drops them). At
-// least one window: an MSM whose one window does not fit still tries, and fails with
+// window can have them, else sized without them, and the rounds not run. At least one
+// window: an MSM whose one window does not fit still tries, and fails with
 // SNARKPIPE_ENOMEM if the device refuses it.
 template <class F>
-uint32_t msm_fit_batch(uint32_t nw, uint32_t count, uint32_t c, bool rounds, int shift, uint32_t k_max,
-                       cudaStream_t s) {
+MsmFit msm_fit_batch(uint32_t nw, uint32_t count, uint32_t c, bool rounds, int shift, uint32_t k_max,
+                     cudaStream_t s) {
   const uint64_t spare = device_spare_bytes(), margin = msm_spare_margin();
   const uint64_t room = spare > margin ? spare - margin : 0;
   const auto fit = [&](bool with_rounds) {
@@ -627,8 +633,8 @@ uint32_t msm_fit_batch(uint32_t nw, uint32_t count, uint32_t c, bool rounds, int
     return w;
   };
   const uint32_t w = fit(rounds);
-  if (!rounds || msm_scratch_bytes<F>(w, count, c, true, shift, k_max, s) <= room) return w;
-  return fit(false);
+  if (!rounds || msm_scratch_bytes<F>(w, count, c, true, shift, k_max, s) <= room) return {w, rounds};
+  return {fit(false), false};
 }
 
 template <class F>
@@ -684,7 +690,9 @@ void msm_run(snarkpipe_ctx* ctx, const Affine<F>* bases, const Fr* scalars, uint
     if (nw_batch > nwins) nw_batch = nwins;
     const int shift = msm_thread_shift(ctx);
     const uint32_t k_max = tu.seg_log ? 1u << tu.seg_log : 256;
-    if (!tu.batch_log) nw_batch = msm_fit_batch<F>(nw_batch, count, c, tu.rounds > 0, shift, k_max, s);
+    MsmFit fit{nw_batch, tu.rounds > 0};
+    if (!tu.batch_log) fit = msm_fit_batch<F>(nw_batch, count, c, tu.rounds > 0, shift, k_max, s);
+    nw_batch = fit.windows;
     const uint64_t mmax = uint64_t(nw_batch) * count;
     const uint32_t K = msm_batch_segment_len(mmax, shift, k_max);
     const uint64_t nseg_max = (mmax + K - 1) / K;
@@ -700,16 +708,17 @@ void msm_run(snarkpipe_ctx* ctx, const Affine<F>* bases, const Fr* scalars, uint
 #endif
     Buf<MsmChain> chain(tree ? nseg_max : 0, s);
     Buf<uint32_t> max_len(1, s);
-    MsmPairScratch<F> pairs;
-    const uint32_t rounds = pairs.make(tu, mmax, nkeys, s);
-    ctx->msm_calls++;
-    if (tu.rounds && !rounds) ctx->msm_rounds_dropped++;
-    if (tu.rounds && !tu.batch_log && mmax > kMsmPairBatch) ctx->msm_wide_batches++;  // msm_pair_batch's choice, if it fit
-
+    // The sort's storage before the pair rounds' optional scratch, which takes only what
+    // is left (and none when the batch was fitted without it).
     size_t temp_bytes = 0;
     SP_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, keys_in.p, keys_out.p, vals_in.p, vals_out.p,
                                             int(mmax), 0, int(c) + ceil_log2(nw_batch), s));
     Buf<uint8_t> temp(temp_bytes, s);
+    MsmPairScratch<F> pairs;
+    const uint32_t rounds = fit.rounds ? pairs.make(tu, mmax, nkeys, s) : 0;
+    ctx->msm_calls++;
+    if (tu.rounds && !rounds) ctx->msm_rounds_dropped++;
+    if (tu.rounds && !tu.batch_log && mmax > kMsmPairBatch) ctx->msm_wide_batches++;  // msm_pair_batch's choice, if it fit
     const bool canon_once = msm_canon_once(tu, count, (nwins + nw_batch - 1) / nw_batch);
     Buf<Fr> canon(canon_once ? count : 0, s);
     sizing.unlock();
