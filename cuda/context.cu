@@ -2,6 +2,7 @@
 // per-device ledger and limit.
 #include <mutex>
 #include <unordered_map>
+#include <utility>
 
 #include "runtime.cuh"
 
@@ -23,6 +24,24 @@ struct Ledger {
 Ledger* ledger_of(int device) {
   static Ledger ledgers[kMaxDevices];
   return device >= 0 && device < kMaxDevices ? &ledgers[device] : nullptr;
+}
+
+// largest_live writes the sizes of the ledger's eight largest live buffers, in MiB, to
+// out: what holds a capped device when an allocation is refused.
+void largest_live(const Ledger& l, char* out, size_t cap) {
+  uint64_t top[8] = {};
+  for (const auto& kv : l.live) {
+    uint64_t v = kv.second;
+    for (auto& t : top)
+      if (v > t) std::swap(v, t);
+  }
+  size_t at = 0;
+  for (uint64_t t : top) {
+    if (!t || at >= cap) break;
+    const int n = std::snprintf(out + at, cap - at, " %.1f", double(t) / (1 << 20));
+    if (n < 0) break;
+    at += size_t(n);
+  }
 }
 
 int current_device() {
@@ -50,10 +69,13 @@ void* device_alloc(uint64_t bytes, cudaStream_t s) {
   {
     std::lock_guard<std::mutex> g(l->mu);
     if (l->limit && bytes > l->limit - l->used) {
-      char msg[256];
-      std::snprintf(msg, sizeof msg,
-                    "device %d memory limit: %llu bytes asked, %llu of the %llu-byte limit already allocated", d,
-                    (unsigned long long)bytes, (unsigned long long)l->used, (unsigned long long)l->limit);
+      char msg[384];
+      const int n = std::snprintf(msg, sizeof msg,
+                                  "device %d memory limit: %llu bytes asked, %llu of the %llu-byte limit already "
+                                  "allocated in %zu buffers; the largest (MiB):",
+                                  d, (unsigned long long)bytes, (unsigned long long)l->used,
+                                  (unsigned long long)l->limit, l->live.size());
+      largest_live(*l, msg + n, sizeof msg - size_t(n));
       throw Error{SNARKPIPE_ENOMEM, msg};
     }
     l->used += bytes;  // reserved before the allocation, so two threads cannot both pass the limit
