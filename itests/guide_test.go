@@ -25,8 +25,8 @@ import (
 // its shell blocks and systemd units names an existing command and existing flags, and the
 // Curio set-up it describes serves a Curio-style proof that then shows in `status`, in
 // /metrics and in the daemon's start lines. The lotus-miner set-up (`worker run` with
-// MINER_API_INFO and roles) is driven by the lotus tests (lotus_test.go) through the same
-// command and flags.
+// MINER_API_INFO and roles) runs against the kit's simulated lotus-miner; the lotus tests
+// (lotus_test.go) drive every role in depth.
 
 // guideDir is docs/guide, seen from this package's directory.
 const guideDir = "../docs/guide"
@@ -263,6 +263,48 @@ func TestGuideCurio(t *testing.T) {
 		}
 	}
 	t.Logf("status after the Curio-style proof:\n%s", out)
+}
+
+// TestGuideLotus follows docs/guide/lotus.md against the kit's simulated lotus-miner: the
+// page's `snarkpipe worker run` (MINER_API_INFO in the environment, --role, --listen,
+// --state-dir) registers the winpost role, which prints its URL and logs its registration;
+// the miner's Winning PoSt is proved there, and `snarkpipe status` on the worker's native
+// API shows the job.
+func TestGuideLotus(t *testing.T) {
+	m := kit.StartLotusMiner(t, kit.LotusMinerOptions{})
+	dir := t.TempDir()
+	d := kit.StartDaemon(t, kit.DaemonOptions{
+		Subcommand: []string{"worker", "run"}, DataDir: dir, NoCuzk: true,
+		Env: []string{"MINER_API_INFO=" + m.APIInfo()},
+		Args: []string{"--role", "winpost", "--listen", fmt.Sprintf("127.0.0.1:%d", freeTCPPort(t)),
+			"--state-dir", filepath.Join(dir, "lotus-worker")},
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if err := m.WaitWorkers(ctx, "winning"); err != nil {
+		t.Fatal(err)
+	}
+	if u := d.RoleURL("winpost"); !strings.HasSuffix(u, "/winpost/rpc/v0") {
+		t.Errorf("winpost role URL %q", u)
+	}
+	s := kit.Sector2KiB(t, 13)
+	m.AddSectors(s)
+	proofs, err := m.WinningPoSt(ctx, t, winningPoSt2KiB, lotusRandomness(9), s)
+	if err != nil || len(proofs) != 1 || len(proofs[0].ProofBytes) != 192 {
+		t.Fatalf("winning PoSt through the worker: %v (%d proofs)", err, len(proofs))
+	}
+	if !strings.Contains(d.Log(), "registered with the miner") {
+		t.Errorf("no registration line in the worker's log:\n%s", d.Log())
+	}
+	bin := kit.Binary(t)
+	token, err := runSnarkpipe(bin, "", "auth", "create-token", "--perm", "read", "--config", filepath.Join(dir, "daemon.toml"))
+	if err != nil {
+		t.Fatalf("auth create-token: %v\n%s", err, token)
+	}
+	out, err := runSnarkpipe(bin, strings.TrimSpace(token), "status", "--daemon", "http://"+d.Addr)
+	if err != nil || !regexp.MustCompile(`(?m)^winning-post\s+0\s+0\s+1\s+0\s*$`).MatchString(out) {
+		t.Errorf("status on the worker (%v) does not show one done winning-post job:\n%s", err, out)
+	}
 }
 
 // guideBlocks returns the fenced code blocks of one language of every guide page, by page.
