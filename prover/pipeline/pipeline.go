@@ -106,6 +106,7 @@ func New(cfg Config, deps Deps) (*Pipeline, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	cfg = cfg.Resolved()
 	if len(deps.Backends) == 0 || (deps.Params == nil && deps.Keys == nil) {
 		return nil, errors.New("pipeline: at least one backend and a parameter or key source are required")
 	}
