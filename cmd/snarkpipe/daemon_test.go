@@ -179,7 +179,7 @@ func TestConfigDefaultRoundTrips(t *testing.T) {
 	if err := cfg.validate(); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(s, "# auto (GPU if present, else CPU)") || cfg.Listen != "127.0.0.1:9820" {
+	if !strings.Contains(s, "# auto (GPU if present, else CPU)") || cfg.Listen != defaultListen {
 		t.Fatalf("default config:\n%s", s)
 	}
 	os.WriteFile(path, bytes.Replace([]byte(s), []byte(`backend = "auto"`), []byte(`backend = "tpu"`), 1), 0o600)
