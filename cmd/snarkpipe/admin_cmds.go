@@ -90,7 +90,7 @@ var authCmd = &cli.Command{
 
 // daemonFlags locate a running daemon.
 var daemonFlags = []cli.Flag{
-	&cli.StringFlag{Name: "daemon", Value: "http://127.0.0.1:9820", Usage: "daemon API address"},
+	&cli.StringFlag{Name: "daemon", Value: "http://" + defaultListen, Usage: "daemon API address"},
 	&cli.StringFlag{Name: "token", Usage: "API token (default: $SNARKPIPE_API_TOKEN)", EnvVars: []string{"SNARKPIPE_API_TOKEN"}},
 }
 

@@ -212,12 +212,12 @@ func (d *daemon) listen(reg *prometheus.Registry) error {
 		return err
 	}
 	if d.cuzk, err = startCuzk(d.cfg.Cuzk, d.svc); err != nil {
-		return err
+		return &bindError{endpoint: "Curio (cuzk) endpoint", key: "[cuzk] address", addr: d.cfg.Cuzk.Listen, err: err}
 	}
 	ln, err := net.Listen("tcp", d.cfg.Listen)
 	if err != nil {
 		stopCuzk(d.cuzk)
-		return fmt.Errorf("listen %s: %w", d.cfg.Listen, err)
+		return &bindError{endpoint: "JSON-RPC API", key: "listen", addr: d.cfg.Listen, err: err}
 	}
 	d.api, d.apiAddr = &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second}, ln.Addr()
 	go d.api.Serve(ln)
@@ -228,7 +228,7 @@ func (d *daemon) listen(reg *prometheus.Registry) error {
 	if err != nil {
 		d.api.Close()
 		stopCuzk(d.cuzk)
-		return fmt.Errorf("listen %s: %w", d.cfg.MetricsListen, err)
+		return &bindError{endpoint: "/metrics and /healthz", key: "metrics_listen", addr: d.cfg.MetricsListen, err: err}
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
