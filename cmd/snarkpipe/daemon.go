@@ -37,7 +37,7 @@ var daemonCmd = &cli.Command{
 	Name:  "daemon",
 	Usage: "run the proving service (JSON-RPC API, /healthz and /metrics)",
 	Flags: []cli.Flag{
-		&cli.StringFlag{Name: "config", Usage: "TOML configuration (see `snarkpipe config default`)"},
+		&cli.StringFlag{Name: "config", Usage: "TOML configuration `FILE` (snarkpipe config default prints a commented one)"},
 		&cli.BoolFlag{Name: "dev", Usage: "prove with dev parameters (made once, cached; proofs NOT valid on chain)"},
 		&cli.StringFlag{Name: "listen", Usage: "override listen (host:port; port 0 picks a free one)"},
 		&cli.StringFlag{Name: "backend", Usage: "override backend: auto, gpu or cpu"},
