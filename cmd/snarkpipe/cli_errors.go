@@ -124,4 +124,3 @@ func editDistance(a, b string) int {
 	}
 	return prev[len(b)]
 }
-
