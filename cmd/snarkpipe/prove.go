@@ -23,10 +23,15 @@ var keyCLIFlags = []cli.Flag{
 
 var c2Flags = []cli.Flag{&cli.StringFlag{Name: "c1", Required: true, Usage: "C1 output (JSON, or lotus' Commit2In wrapper)"}}
 
-var postFlags = []cli.Flag{
-	&cli.StringFlag{Name: "post-proof", Required: true, Usage: "registered PoSt proof: id or upstream name (StackedDrgWindow2KiBV1)"},
-	&cli.StringFlag{Name: "randomness", Required: true, Usage: "32-byte challenge randomness, hex (top two bits are cleared, as lotus does)"},
-	&cli.StringSliceFlag{Name: "vanilla", Required: true, Usage: "vanilla sector proof file(s), bincode; in sector order"},
+// postFlags are the flags of a Winning or Window PoSt statement; the example proof name
+// is one of that kind.
+func postFlags(kind string) []cli.Flag {
+	example := map[string]string{"winning": "StackedDrgWinning32GiBV1", "window": "StackedDrgWindow32GiBV1_2"}[kind]
+	return []cli.Flag{
+		&cli.StringFlag{Name: "post-proof", Required: true, Usage: "registered " + kind + " PoSt proof: id or upstream name, e.g. " + example},
+		&cli.StringFlag{Name: "randomness", Required: true, Usage: "32-byte challenge randomness: 64 hex digits (as seal prints it) or base64 (as in a postpub.json); the top two bits are cleared, as lotus does"},
+		&cli.StringSliceFlag{Name: "vanilla", Required: true, Usage: "vanilla sector proof file(s), bincode; in sector order"},
+	}
 }
 
 func keyFlagsOf(c *cli.Context) keyFlags {
@@ -67,8 +72,8 @@ var proveCmd = &cli.Command{
 	Usage: "prove in-process on the CPU backend: SealCommit2, Winning or Window PoSt",
 	Subcommands: []*cli.Command{
 		proveSub("c2", "SealCommit2: every partition of a C1 output", c2Flags),
-		proveSub("winning", "Winning PoSt of one sector's vanilla proof", postFlags),
-		proveSub("window", "Window PoSt of the sectors' vanilla proofs (every partition)", postFlags),
+		proveSub("winning", "Winning PoSt of one sector's vanilla proof", postFlags("winning")),
+		proveSub("window", "Window PoSt of the sectors' vanilla proofs (every partition)", postFlags("window")),
 	},
 }
 

@@ -33,8 +33,8 @@ var verifyCmd = &cli.Command{
 	Usage: "verify a SealCommit2, Winning or Window PoSt proof against public inputs derived from Filecoin data",
 	Subcommands: []*cli.Command{
 		verifySub("c2", "SealCommit2 proof of a C1 output's sector (uses its public values only)", c2Flags),
-		verifySub("winning", "Winning PoSt proof (sector ids and comm_r from the vanilla files)", postFlags),
-		verifySub("window", "Window PoSt proof (sector ids and comm_r from the vanilla files)", postFlags),
+		verifySub("winning", "Winning PoSt proof (sector ids and comm_r from the vanilla files)", postFlags("winning")),
+		verifySub("window", "Window PoSt proof (sector ids and comm_r from the vanilla files)", postFlags("window")),
 	},
 }
 
