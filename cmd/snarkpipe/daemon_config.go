@@ -214,7 +214,7 @@ func (c *daemonConfig) resolvePaths() error {
 		cache = os.TempDir()
 	}
 	if c.DevParamDir == "" {
-		c.DevParamDir = filepath.Join(cache, "snarkpipe", "dev-params")
+		c.DevParamDir = defaultDevParamDir()
 	}
 	if c.RecordingsDir == "" {
 		c.RecordingsDir = filepath.Join(cache, "snarkpipe", "recordings")

@@ -18,7 +18,7 @@ import (
 
 var keyCLIFlags = []cli.Flag{
 	&cli.StringFlag{Name: "params", Usage: "bellperson .params file (default: dev parameters from --cache, made on first use)"},
-	&cli.StringFlag{Name: "cache", Usage: "directory of dev parameters (default: user cache dir/snarkpipe)"},
+	&cli.StringFlag{Name: "cache", Usage: "directory of dev parameters, shared with daemon --dev and demo (default: user cache dir/snarkpipe/dev-params)"},
 }
 
 var c2Flags = []cli.Flag{&cli.StringFlag{Name: "c1", Required: true, Usage: "C1 output (JSON, or lotus' Commit2In wrapper)"}}

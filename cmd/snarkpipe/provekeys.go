@@ -14,21 +14,27 @@ import (
 
 // keyFlags say where a command finds its Groth16 keys: an official (or any bellperson)
 // .params file, a .vk file (verify only), or dev parameters kept in a cache directory and
-// generated on first use. Dev parameters are for tests and demos: whoever generated them
-// knows the toxic waste.
+// generated on first use (prove only: see findVerifyingKeys). Dev parameters are for
+// tests and demos: whoever generated them knows the toxic waste.
 type keyFlags struct {
 	params, vk, cache string
 }
 
-func (k keyFlags) cacheDir() (string, error) {
+func (k keyFlags) cacheDir() string {
 	if k.cache != "" {
-		return k.cache, nil
+		return k.cache
 	}
+	return defaultDevParamDir()
+}
+
+// defaultDevParamDir is the one dev-parameter cache of every command (prove, verify,
+// demo, daemon --dev and --demo, worker --dev): a key made by one is found by the others.
+func defaultDevParamDir() string {
 	base, err := os.UserCacheDir()
 	if err != nil {
-		return "", err
+		base = os.TempDir()
 	}
-	return filepath.Join(base, "snarkpipe"), nil
+	return filepath.Join(base, "snarkpipe", "dev-params")
 }
 
 // recordShape synthesizes the statement's blank circuit into a recorder.
@@ -53,12 +59,8 @@ func loadParams(w io.Writer, st *statement, k keyFlags) (*r1cs.Shape, *groth16.P
 	t = time.Now()
 	path, dev := k.params, false
 	if path == "" {
-		dir, err := k.cacheDir()
-		if err != nil {
-			return nil, nil, err
-		}
 		dev = true
-		path, err = srs.DirCache{Dir: dir}.GetOrBuild(srs.DevParamsName(shape), func(tmp string) error {
+		path, err = srs.DirCache{Dir: k.cacheDir()}.GetOrBuild(srs.DevParamsName(shape), func(tmp string) error {
 			p, err := groth16.DevSetup(shape, nil)
 			if err != nil {
 				return err
@@ -75,18 +77,4 @@ func loadParams(w io.Writer, st *statement, k keyFlags) (*r1cs.Shape, *groth16.P
 	}
 	fmt.Fprintf(w, "  params      %8.3fs  %s\n", time.Since(t).Seconds(), path)
 	return shape, params, nil
-}
-
-// loadVK returns the verifying key: from --vk, else from the parameters.
-func loadVK(w io.Writer, st *statement, k keyFlags) (*groth16.VerifyingKey, error) {
-	if k.vk != "" {
-		return groth16.ReadVerifyingKeyFile(k.vk)
-	}
-	_, params, err := loadParams(w, st, k)
-	if err != nil {
-		return nil, err
-	}
-	defer params.Close()
-	vk := params.VK
-	return &vk, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,9 +13,10 @@ import (
 
 // verifySub is one `verify` subcommand.
 func verifySub(kind, usage string, flags []cli.Flag) *cli.Command {
-	all := append(append([]cli.Flag{}, flags...), keyCLIFlags...)
-	all = append(all,
-		&cli.StringFlag{Name: "vk", Usage: "verifying key (.vk); overrides --params/--cache"},
+	all := append(append([]cli.Flag{}, flags...),
+		&cli.StringFlag{Name: "params", Usage: "bellperson .params file whose verifying key to use"},
+		&cli.StringFlag{Name: "cache", Usage: "directory of dev parameters made by prove, demo or daemon --dev (default: user cache dir/snarkpipe/dev-params)"},
+		&cli.StringFlag{Name: "vk", Usage: "verifying key (.vk); default: the official .vk in $FIL_PROOFS_PARAMETER_CACHE, or the dev parameters in --cache that prove or daemon --dev made (verify never makes keys)"},
 		&cli.StringFlag{Name: "proof", Required: true, Usage: "proof bytes (192 per partition)"})
 	return &cli.Command{
 		Name: kind, Usage: usage, Flags: all,
@@ -38,8 +40,13 @@ var verifyCmd = &cli.Command{
 	},
 }
 
-// runVerify checks every partition proof; any failure is an error.
+// runVerify checks every partition proof against the keys findVerifyingKeys finds; the
+// proof is valid when one key accepts every partition. Nothing is generated.
 func runVerify(w io.Writer, st *statement, k keyFlags, proofPath string) error {
+	keys, err := findVerifyingKeys(st, k)
+	if err != nil {
+		return err
+	}
 	data, err := os.ReadFile(proofPath)
 	if err != nil {
 		return err
@@ -51,15 +58,23 @@ func runVerify(w io.Writer, st *statement, k keyFlags, proofPath string) error {
 	if len(proofs) != len(st.inputs) {
 		return fmt.Errorf("%w: %d proofs for %d partitions", errProofSize, len(proofs), len(st.inputs))
 	}
-	vk, err := loadVK(w, st, k)
-	if err != nil {
-		return err
+	var errs []error
+	for _, key := range keys {
+		err := verifyAll(key.vk, proofs, st)
+		if err == nil {
+			fmt.Fprintf(w, "  verify      ok (%d partition proofs) against %s\n", len(proofs), key.from)
+			return nil
+		}
+		errs = append(errs, fmt.Errorf("against %s: %w", key.from, err))
 	}
+	return errors.Join(errs...)
+}
+
+func verifyAll(vk *groth16.VerifyingKey, proofs []groth16.Proof, st *statement) error {
 	for i := range proofs {
 		if err := vk.Verify(&proofs[i], st.inputs[i]); err != nil {
 			return fmt.Errorf("partition %d: %w", i, err)
 		}
 	}
-	fmt.Fprintf(w, "  verify      ok (%d partition proofs)\n", len(proofs))
 	return nil
 }
