@@ -43,19 +43,23 @@ func proveSub(kind, usage string, flags []cli.Flag) *cli.Command {
 	all := append(append([]cli.Flag{}, flags...), keyCLIFlags...)
 	all = append(all,
 		&cli.StringFlag{Name: "out", Required: true, Usage: "where to write the proof bytes (192 per partition)"},
-		&cli.StringFlag{Name: "vk-out", Usage: "also write the verifying key (.vk) there"})
+		&cli.StringFlag{Name: "vk-out", Usage: "also write the verifying key (.vk) there"},
+		inputsOutFlag)
 	all = append(all, daemonProveFlags...)
 	return &cli.Command{
-		Name: kind, Usage: usage, Flags: all,
+		Name: kind, Usage: usage, Flags: all, Description: publicInputsDoc,
 		Action: func(c *cli.Context) error {
 			if c.IsSet("daemon") {
+				if c.IsSet("vk-out") || c.IsSet("inputs-out") {
+					return errors.New("--vk-out and --inputs-out need the keys here, not on the daemon: write them with snarkpipe verify " + kind + " ... --inputs-out FILE")
+				}
 				return proveViaDaemon(c, kind)
 			}
 			st, err := statementOf(c, kind, true)
 			if err != nil {
 				return err
 			}
-			return runProve(c.App.Writer, st, keyFlagsOf(c), c.String("out"), c.String("vk-out"))
+			return runProve(c.App.Writer, st, keyFlagsOf(c), proveOutputs{proof: c.String("out"), vk: c.String("vk-out"), inputs: c.String("inputs-out")})
 		},
 	}
 }
@@ -77,10 +81,18 @@ var proveCmd = &cli.Command{
 	},
 }
 
+var inputsOutFlag = &cli.StringFlag{Name: "inputs-out", Usage: "also write the public inputs there, as JSON (format: see the command's description)"}
+
+// proveOutputs are the files prove writes: the proof, and optionally its verifying key
+// and public inputs.
+type proveOutputs struct {
+	proof, vk, inputs string
+}
+
 // runProve proves every partition, checks that each circuit inputizes exactly the public
 // inputs derived from the Filecoin data, verifies each proof against the key before
 // writing anything, and writes the concatenated proofs.
-func runProve(w io.Writer, st *statement, k keyFlags, out, vkOut string) error {
+func runProve(w io.Writer, st *statement, k keyFlags, out proveOutputs) error {
 	shape, params, err := loadParams(w, st, k)
 	if err != nil {
 		return err
@@ -117,24 +129,44 @@ func runProve(w io.Writer, st *statement, k keyFlags, out, vkOut string) error {
 		b := proof.Bytes()
 		proofBytes = append(proofBytes, b[:]...)
 	}
-	if err := os.WriteFile(out, proofBytes, 0o644); err != nil {
+	if err := os.WriteFile(out.proof, proofBytes, 0o644); err != nil {
 		return err
 	}
-	if vkOut != "" {
-		f, err := os.Create(vkOut)
-		if err != nil {
+	fmt.Fprintf(w, "  proof       %d bytes -> %s\n", len(proofBytes), out.proof)
+	return writeProveExtras(w, st, &params.VK, out)
+}
+
+// writeProveExtras writes the verifying key and public inputs when asked, and otherwise
+// says how to get them: whoever checks the proof elsewhere needs both.
+func writeProveExtras(w io.Writer, st *statement, vk *groth16.VerifyingKey, out proveOutputs) error {
+	if out.vk != "" {
+		if err := writeVK(out.vk, vk); err != nil {
 			return err
 		}
-		if _, err := params.VK.WriteTo(f); err != nil {
-			f.Close()
-			return err
-		}
-		if err := f.Close(); err != nil {
-			return err
-		}
+		fmt.Fprintf(w, "  vk          -> %s\n", out.vk)
 	}
-	fmt.Fprintf(w, "  proof       %d bytes -> %s\n", len(proofBytes), out)
+	if out.inputs != "" {
+		if err := writePublicInputs(out.inputs, st); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "  inputs      -> %s\n", out.inputs)
+	}
+	if out.vk == "" || out.inputs == "" {
+		fmt.Fprintln(w, "  (--vk-out FILE writes the verifying key and --inputs-out FILE the public inputs, to check the proof with another verifier)")
+	}
 	return nil
+}
+
+func writeVK(path string, vk *groth16.VerifyingKey) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := vk.WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // assignment fills the witness with the circuit's fast generator when it has one (then

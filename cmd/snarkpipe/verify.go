@@ -17,13 +17,20 @@ func verifySub(kind, usage string, flags []cli.Flag) *cli.Command {
 		&cli.StringFlag{Name: "params", Usage: "bellperson .params file whose verifying key to use"},
 		&cli.StringFlag{Name: "cache", Usage: "directory of dev parameters made by prove, demo or daemon --dev (default: user cache dir/snarkpipe/dev-params)"},
 		&cli.StringFlag{Name: "vk", Usage: "verifying key (.vk); default: the official .vk in $FIL_PROOFS_PARAMETER_CACHE, or the dev parameters in --cache that prove or daemon --dev made (verify never makes keys)"},
-		&cli.StringFlag{Name: "proof", Required: true, Usage: "proof bytes (192 per partition)"})
+		&cli.StringFlag{Name: "proof", Required: true, Usage: "proof bytes (192 per partition)"},
+		inputsOutFlag)
 	return &cli.Command{
-		Name: kind, Usage: usage, Flags: all,
+		Name: kind, Usage: usage, Flags: all, Description: publicInputsDoc,
 		Action: func(c *cli.Context) error {
 			st, err := statementOf(c, kind, false)
 			if err != nil {
 				return err
+			}
+			if p := c.String("inputs-out"); p != "" {
+				if err := writePublicInputs(p, st); err != nil {
+					return err
+				}
+				fmt.Fprintf(c.App.Writer, "  inputs      -> %s\n", p)
 			}
 			return runVerify(c.App.Writer, st, keyFlagsOf(c), c.String("proof"))
 		},
