@@ -133,19 +133,11 @@ func printStatus(w io.Writer, st *api.Status) {
 		fmt.Fprint(w, ", draining")
 	}
 	fmt.Fprintln(w)
-	var served []string
+	var entries []proofTypeEntry
 	for _, p := range st.ProofTypes {
-		if !p.Servable {
-			continue
-		}
-		if p.Kind == "update" {
-			// Update proof names equal the V1 seal names: qualify them.
-			served = append(served, "update:"+p.Name)
-		} else {
-			served = append(served, p.Name)
-		}
+		entries = append(entries, proofTypeEntry{name: p.Name, kind: p.Kind, servable: p.Servable, reason: p.Reason})
 	}
-	fmt.Fprintf(w, "serves: %s\n", strings.Join(served, " "))
+	printServable(w, "", entries)
 	fmt.Fprintf(w, "partitions: %d waiting for synthesis, %d waiting for a device\n", st.PartitionsQueued, st.PartitionsHandoff)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "\nqueue\tqueued\trunning\tdone\tfailed")
@@ -158,19 +150,57 @@ func printStatus(w io.Writer, st *api.Status) {
 		q := st.Queues[k]
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\n", k, q.Queued, q.Running, q.Done, q.Failed)
 	}
-	fmt.Fprintln(tw, "\nresident\twhere\tbytes\tpinned\tprovenance")
+	printResident(tw, st)
+	printJobs(tw, st.Recent, time.Now())
+	tw.Flush()
+}
+
+// printResident lists the loaded parameters. On the CPU backend the "device" is host
+// memory: its rows would repeat the host's, so only GPU backends show device rows.
+func printResident(tw io.Writer, st *api.Status) {
+	fmt.Fprintln(tw, "\nresident\twhere\tsize\tpinned\tprovenance")
+	gpu := strings.HasPrefix(st.Backend, "gpu")
 	for _, r := range st.Resident {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%v\t%s\n", r.CircuitID, r.Where, r.Bytes, r.Pinned, r.Provenance)
+		if !gpu && strings.HasPrefix(r.Where, "device") {
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\n", r.CircuitID, r.Where, humanBytes(r.Bytes), r.Pinned, r.Provenance)
 	}
-	fmt.Fprintln(tw, "\njob\tproof type\tstate\tpartitions\tqueue\tload\twitness\tprove\tverify\terror")
-	for _, j := range st.Recent {
+}
+
+// printJobs lists recent jobs; a running job shows its elapsed time and the stage times
+// of the partitions proved so far.
+func printJobs(tw io.Writer, jobs []api.JobInfo, now time.Time) {
+	fmt.Fprintln(tw, "\njob\tsector\tproof type\tstate\tpartitions\telapsed\tqueue\tload\twitness\tprove\tverify\terror")
+	for _, j := range jobs {
 		var t api.StageTiming
 		for _, p := range j.Timings {
 			t.Queue, t.Load, t.Witness = t.Queue+p.Queue, t.Load+p.Load, t.Witness+p.Witness
 			t.Prove, t.Verify = t.Prove+p.Prove, t.Verify+p.Verify
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", j.ID, j.ProofType, j.State, j.Partitions,
-			secs(t.Queue), secs(t.Load), secs(t.Witness), secs(t.Prove), secs(t.Verify), j.Error)
+		end := j.Finished
+		if end.IsZero() {
+			end = now
+		}
+		parts := fmt.Sprint(j.Partitions)
+		if j.State == "running" || j.State == "queued" {
+			parts = fmt.Sprintf("%d/%d", j.PartitionsDone, j.Partitions)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", j.ID, j.Sector, j.ProofType, j.State, parts,
+			secs(end.Sub(j.Submitted)), secs(t.Queue), secs(t.Load), secs(t.Witness), secs(t.Prove), secs(t.Verify), j.Error)
 	}
-	tw.Flush()
+}
+
+// humanBytes writes a byte count in binary units (1.5 GiB).
+func humanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit && exp < 5; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }

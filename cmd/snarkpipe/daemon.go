@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -32,6 +33,12 @@ import (
 )
 
 var log = logging.Logger("snarkpipe")
+
+// jobLog is the sealer's job log, written through go-log like the daemon's own lines (and
+// filtered by the same log_level).
+func jobLog() *slog.Logger {
+	return slog.New(logging.SlogHandler()).With("logger", "snarkpipe/jobs")
+}
 
 var daemonCmd = &cli.Command{
 	Name:  "daemon",
@@ -133,26 +140,12 @@ func provenanceKind(cfg daemonConfig) string {
 }
 
 // reportServable says which proof types this daemon can serve, and why not the others.
-// SnapDeals proofs are named update:<name>: their upstream names are those of the V1 seal
-// proofs of their size.
 func reportServable(w io.Writer, svc *sealer.Service) {
-	var yes []string
-	no := map[string][]string{}
+	var entries []proofTypeEntry
 	for _, p := range svc.ProofTypes() {
-		name := p.Name
-		if p.Kind == "update" {
-			name = updateNamePrefix + name
-		}
-		if p.Servable {
-			yes = append(yes, name)
-		} else {
-			no[p.Reason] = append(no[p.Reason], name)
-		}
+		entries = append(entries, proofTypeEntry{name: p.Name, kind: p.Kind, servable: p.Servable, reason: p.Reason})
 	}
-	fmt.Fprintf(w, "  serves %d proof types: %s\n", len(yes), strings.Join(yes, " "))
-	for reason, names := range no {
-		fmt.Fprintf(w, "  not served (%s): %s\n", reason, strings.Join(names, " "))
-	}
+	printServable(w, "  ", entries)
 }
 
 // startDaemon builds backend, pipeline, service and listeners.
@@ -188,7 +181,7 @@ func startDaemon(ctx context.Context, cfg daemonConfig) (*daemon, error) {
 	pipe.Start()
 	svc, err := sealer.New(cfg.Sealer, sealer.Deps{
 		Prover: pipe, Backend: desc, GPU: gpu, DevParams: cfg.Dev, Provenance: provenance, Servable: servable,
-		VerifyingKey: verifyingKey,
+		VerifyingKey: verifyingKey, Log: jobLog(),
 	})
 	if err != nil {
 		pipe.Close()
