@@ -90,12 +90,57 @@ var authCmd = &cli.Command{
 
 // daemonFlags locate a running daemon.
 var daemonFlags = []cli.Flag{
-	&cli.StringFlag{Name: "daemon", Value: "http://" + defaultListen, Usage: "daemon API address"},
-	&cli.StringFlag{Name: "token", Usage: "API token (default: $SNARKPIPE_API_TOKEN)", EnvVars: []string{"SNARKPIPE_API_TOKEN"}},
+	&cli.StringFlag{Name: "daemon", Usage: "daemon API address (default: the local daemon's, from the api file in its state_dir, else http://" + defaultListen + ")"},
+	&cli.StringFlag{Name: "token", Usage: "API token (default: $SNARKPIPE_API_TOKEN, else the local daemon's read token)", EnvVars: []string{"SNARKPIPE_API_TOKEN"}},
+	&cli.StringFlag{Name: "config", Usage: "daemon configuration `FILE`, for its state_dir"},
 }
 
-func dialDaemon(c *cli.Context) (api.SnarkPipe, func(), error) {
-	return client.New(c.Context, c.String("daemon"), c.String("token"))
+// daemonTarget is where a client command calls, and with which token: the flags, else
+// what the local daemon left in its state directory, else the default address.
+type daemonTarget struct {
+	url, token string
+	// hint says how the target was chosen, added to a connection failure.
+	hint string
+}
+
+func daemonTargetOf(c *cli.Context) (daemonTarget, error) {
+	t := daemonTarget{url: c.String("daemon"), token: c.String("token")}
+	if t.url != "" {
+		return t, nil
+	}
+	cfg, err := loadDaemonConfig(c.String("config"))
+	if err != nil {
+		return t, err
+	}
+	if err := cfg.resolvePaths(); err != nil {
+		return t, err
+	}
+	url, token, err := readAPIFile(cfg.StateDir)
+	if errors.Is(err, errNoLocalDaemon) {
+		t.url, t.hint = "http://"+defaultListen, err.Error()
+		return t, nil
+	}
+	if err != nil {
+		return t, err
+	}
+	t.url = url
+	if t.token == "" {
+		t.token = token
+	}
+	return t, nil
+}
+
+// explainCallError adds what to do to the errors an operator meets first: a token
+// without the permission (or none), and no daemon where we looked.
+func explainCallError(err error, t daemonTarget, perm string) error {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "missing permission"), strings.Contains(msg, "invalid token"):
+		return fmt.Errorf("%w; make a token with: snarkpipe auth create-token --perm %s (on the daemon's machine), and pass it as --token or $SNARKPIPE_API_TOKEN", err, perm)
+	case strings.Contains(msg, "connection refused") && t.hint != "":
+		return fmt.Errorf("%w; %s", err, t.hint)
+	}
+	return err
 }
 
 var statusCmd = &cli.Command{
@@ -103,7 +148,11 @@ var statusCmd = &cli.Command{
 	Usage: "show a daemon's backend, proof types, queues, resident parameters and recent jobs",
 	Flags: append([]cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the raw status as JSON"}}, daemonFlags...),
 	Action: func(c *cli.Context) error {
-		cl, closer, err := dialDaemon(c)
+		t, err := daemonTargetOf(c)
+		if err != nil {
+			return err
+		}
+		cl, closer, err := client.New(c.Context, t.url, t.token)
 		if err != nil {
 			return err
 		}
@@ -112,7 +161,7 @@ var statusCmd = &cli.Command{
 		defer cancel()
 		st, err := cl.Status(ctx)
 		if err != nil {
-			return err
+			return explainCallError(err, t, api.PermRead)
 		}
 		if c.Bool("json") {
 			enc := json.NewEncoder(c.App.Writer)

@@ -88,6 +88,7 @@ type daemon struct {
 	secret     []byte
 	backend    string
 	draining   chan struct{}
+	apiFile    *apiFile
 }
 
 // runDaemon starts the daemon, runs the demo when asked, serves until ctx ends (the first
@@ -106,17 +107,13 @@ func runDaemon(ctx context.Context, w io.Writer, cfg daemonConfig, demo, once bo
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "snarkpipe daemon: API http://%s%s, backend %s, %s parameters\n", d.apiAddr, "/rpc/v0", d.backend, provenanceKind(cfg))
-	if d.metricAddr != nil {
-		fmt.Fprintf(w, "  /healthz and /metrics on http://%s\n", d.metricAddr)
-	}
-	reportCurio(w, cfg, d.apiAddr.String())
-	reportServable(w, d.svc)
+	reportStart(w, d)
 	if demo {
 		err := runDemo2KiB(ctx, w, "http://"+d.apiAddr.String(), d.secret)
 		if err != nil || once {
 			return errors.Join(err, d.shutdown(time.Duration(cfg.ShutdownTimeout)))
 		}
+		fmt.Fprintf(w, "demo: the daemon keeps serving at http://%s/rpc/v0 (Ctrl-C stops it); in another terminal: snarkpipe status\n", d.apiAddr)
 	}
 	<-ctx.Done()
 	forced := make(chan os.Signal, 1)
@@ -192,6 +189,9 @@ func startDaemon(ctx context.Context, cfg daemonConfig) (*daemon, error) {
 		pipe.Close()
 		return nil, err
 	}
+	if d.apiFile, err = writeAPIFile(cfg.StateDir, "http://"+d.apiAddr.String(), secret); err != nil {
+		log.Warnw("local clients will not find this daemon without --daemon", "state_dir", cfg.StateDir, "error", err)
+	}
 	return d, nil
 }
 
@@ -243,6 +243,7 @@ func (d *daemon) listen(reg *prometheus.Registry) error {
 // the pipeline and the metrics listener.
 func (d *daemon) shutdown(timeout time.Duration) error {
 	close(d.draining)
+	d.apiFile.remove()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	drainErr := d.svc.Close(ctx)

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"time"
@@ -64,12 +62,4 @@ func stopCuzk(s *cuzk.Server) {
 	if s != nil {
 		s.Stop(10 * time.Second)
 	}
-}
-
-// reportCurio prints where Curio and lotus find the endpoints.
-func reportCurio(w io.Writer, cfg daemonConfig, apiAddr string) {
-	if cfg.Cuzk.Enabled {
-		fmt.Fprintf(w, "  Curio: set [Cuzk] Address = %q\n", cfg.Cuzk.Listen)
-	}
-	fmt.Fprintf(w, "  lotus RemoteCommit2Endpoint: http://%s%s?token=<write token>\n", apiAddr, remotec2.Path)
 }

@@ -30,6 +30,7 @@ func testDaemonConfig(t *testing.T) daemonConfig {
 	cfg.DevParamDir = srstest.Cache(t).Dir
 	cfg.RecordingsDir = filepath.Join(dir, "recordings")
 	cfg.TokenSecret = filepath.Join(dir, "secret")
+	cfg.StateDir = filepath.Join(dir, "state")
 	cfg.Backend = "cpu"
 	cfg.Pipeline.HostBudget, cfg.Pipeline.DeviceBudget = 8<<30, 8<<30
 	if err := cfg.resolvePaths(); err != nil {
