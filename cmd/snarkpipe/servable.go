@@ -21,6 +21,18 @@ var kindTitles = []struct{ kind, title string }{
 
 var sectorSizeInName = regexp.MustCompile(`\d+(KiB|MiB|GiB)`)
 
+// missingFile matches the reason of a proof type whose parameter file is missing.
+var missingFile = regexp.MustCompile(`^missing \S+ in (.+)$`)
+
+// reasonGroup merges reasons that differ only by file name, so that a daemon without
+// parameters says so once rather than once per file.
+func reasonGroup(reason string) string {
+	if m := missingFile.FindStringSubmatch(reason); m != nil {
+		return "parameter files missing in " + m[1] + "; snarkpipe params lists them"
+	}
+	return reason
+}
+
 // printServable writes what a daemon serves in a few short lines: per kind the sector
 // sizes, and per reason what is not served. The 21 upstream names on one line told an
 // operator nothing at a glance; status --json lists them.
@@ -29,12 +41,12 @@ func printServable(w io.Writer, indent string, entries []proofTypeEntry) {
 	fmt.Fprintf(w, "%sserves %d proof types: %s\n", indent, n, served)
 	var reasons []string
 	for _, e := range entries {
-		if !e.servable && !slices.Contains(reasons, e.reason) {
-			reasons = append(reasons, e.reason)
+		if r := reasonGroup(e.reason); !e.servable && !slices.Contains(reasons, r) {
+			reasons = append(reasons, r)
 		}
 	}
 	for _, r := range reasons {
-		not, _ := sizesByKind(entries, func(e proofTypeEntry) bool { return !e.servable && e.reason == r })
+		not, _ := sizesByKind(entries, func(e proofTypeEntry) bool { return !e.servable && reasonGroup(e.reason) == r })
 		fmt.Fprintf(w, "%snot served (%s): %s\n", indent, r, not)
 	}
 }
