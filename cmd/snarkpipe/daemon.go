@@ -25,7 +25,6 @@ import (
 	"github.com/snarkpipe/snarkpipe/prover"
 	"github.com/snarkpipe/snarkpipe/prover/groth16"
 	"github.com/snarkpipe/snarkpipe/prover/pipeline"
-	"github.com/snarkpipe/snarkpipe/prover/srs"
 	"github.com/snarkpipe/snarkpipe/rpc"
 	"github.com/snarkpipe/snarkpipe/rpc/cuzk"
 	"github.com/snarkpipe/snarkpipe/sealer"
@@ -157,15 +156,12 @@ func startDaemon(ctx context.Context, cfg daemonConfig) (*daemon, error) {
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	var params pipeline.ParamsSource
+	params := newReportingParams(cfg.Dev, cfg.DevParamDir, cfg.ParamDir)
 	servable, provenance := officialParams(cfg.ParamDir)
 	verifyingKey := officialVerifyingKeys(cfg.ParamDir)
 	if cfg.Dev {
-		params = srs.Dev{Cache: srs.DirCache{Dir: cfg.DevParamDir}}
 		servable, verifyingKey = nil, nil
 		provenance = func(prover.CircuitID) string { return "dev (untrusted setup) " + cfg.DevParamDir }
-	} else {
-		params = srs.Files{Dir: cfg.ParamDir, Names: officialNames()}
 	}
 	codeID, err := pipeline.CodeIDOfExecutable()
 	if err != nil {

@@ -222,7 +222,12 @@ func TestDaemonDemoOnce(t *testing.T) {
 	if err := runDaemon(context.Background(), &out, cfg, true, true); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	for _, want := range []string{"WindowPoSt 2KiB", "WinningPoSt 2KiB", "SealCommit2 2KiB", "3 proofs made and verified"} {
+	for _, line := range strings.Split(out.String(), "\n") {
+		if len(line) > 200 {
+			t.Errorf("demo line of %d characters: %s", len(line), line)
+		}
+	}
+	for _, want := range []string{"WindowPoSt 2KiB", "WinningPoSt 2KiB", "SealCommit2 2KiB", "demo: sector 1 of miner f01000 (StackedDrg2KiBV1_1, CommR bagboea4b5abc", "proved and verified"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out.String())
 		}

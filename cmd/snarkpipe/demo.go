@@ -44,13 +44,7 @@ func runDemo(w io.Writer, n int, cache srs.DirCache) error {
 		time.Since(t).Seconds(), shape.NumConstraints, shape.NumInputs, shape.NumAux, log2(shape.DomainSize()))
 
 	t = time.Now()
-	path, err := cache.GetOrBuild(srs.DevParamsName(shape), func(tmp string) error {
-		p, err := groth16.DevSetup(shape, nil)
-		if err != nil {
-			return err
-		}
-		return p.WriteFile(tmp)
-	})
+	path, err := devParamsFile(cache, string(circuit.ID()), shape)
 	if err != nil {
 		return err
 	}

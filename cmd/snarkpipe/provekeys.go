@@ -37,12 +37,17 @@ func defaultDevParamDir() string {
 	return filepath.Join(base, "snarkpipe", "dev-params")
 }
 
-// recordShape synthesizes the statement's blank circuit into a recorder.
+// recordShape synthesizes the statement's blank circuit into a recorder, reporting the
+// step on stderr (a 32 GiB circuit takes minutes).
 func recordShape(st *statement) (*r1cs.Shape, error) {
+	step := startStep(fmt.Sprintf("recording circuit %s", st.blank.ID()))
 	rec := r1cs.NewRecorder(r1cs.Capacity{})
 	if err := st.blank.Synthesize(rec); err != nil {
-		return nil, fmt.Errorf("recording %s: %w", st.blank.ID(), err)
+		err = fmt.Errorf("recording %s: %w", st.blank.ID(), err)
+		step.finish(err)
+		return nil, err
 	}
+	step.finish(nil)
 	return rec.Finish(), nil
 }
 
@@ -60,21 +65,32 @@ func loadParams(w io.Writer, st *statement, k keyFlags) (*r1cs.Shape, *groth16.P
 	path, dev := k.params, false
 	if path == "" {
 		dev = true
-		path, err = srs.DirCache{Dir: k.cacheDir()}.GetOrBuild(srs.DevParamsName(shape), func(tmp string) error {
-			p, err := groth16.DevSetup(shape, nil)
-			if err != nil {
-				return err
-			}
-			return p.WriteFile(tmp)
-		})
+		path, err = devParamsFile(srs.DirCache{Dir: k.cacheDir()}, string(st.blank.ID()), shape)
 		if err != nil {
 			return nil, nil, err
 		}
 	}
+	step := startStep("loading parameters " + path)
 	params, err := groth16.ReadParams(path, groth16.ReadOptions{AllowDev: dev})
+	step.finish(err)
 	if err != nil {
 		return nil, nil, err
 	}
 	fmt.Fprintf(w, "  params      %8.3fs  %s\n", time.Since(t).Seconds(), path)
 	return shape, params, nil
+}
+
+// devParamsFile returns the cache's dev parameters for shape, generating them first
+// (with a progress bar) when they are missing.
+func devParamsFile(cache srs.DirCache, name string, shape *r1cs.Shape) (string, error) {
+	return cache.GetOrBuild(srs.DevParamsName(shape), func(tmp string) error {
+		step := startStep(fmt.Sprintf("generating dev parameters of %s (first use; kept in %s)", name, cache.Dir))
+		p, err := groth16.DevSetupProgress(shape, nil, step.update)
+		if err == nil {
+			err = p.WriteFile(tmp)
+			p.Close()
+		}
+		step.finish(err)
+		return err
+	})
 }

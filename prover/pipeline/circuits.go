@@ -221,9 +221,17 @@ func (cs *circuits) lookupOrRecord(c prover.Circuit, key srs.RecordingKey, capac
 			}
 		}
 	}
+	// Recording a large circuit takes minutes on its first use: say so, and when it ends.
+	start := time.Now()
+	if cs.log != nil {
+		cs.log.Info("pipeline: recording the circuit (first use; kept for later starts)", "circuit", id)
+	}
 	got, s, err := cs.record(c, capacity)
 	if err != nil {
 		return heldShape{}, err
+	}
+	if cs.log != nil {
+		cs.log.Info("pipeline: circuit recorded", "circuit", id, "took", time.Since(start).Round(time.Millisecond), "rows", s.NumConstraints)
 	}
 	if got != key {
 		return heldShape{}, fmt.Errorf("%w: %s synthesizes differently from one call to the next", ErrCircuitChanged, id)
