@@ -173,6 +173,7 @@ func runWorker(ctx context.Context, out io.Writer, cfg daemonConfig, opts worker
 		for _, r := range opts.lotus.Roles {
 			fmt.Fprintf(out, "  role %-7s %s%s (session %s, task %s)\n", r, base, r.Path(), sessions[r], r.TaskType())
 		}
+		fmt.Fprintln(out, "  the role endpoints take lotus-miner's admin tokens (the one in MINER_API_INFO); snarkpipe auth tokens are for the native API")
 		regCtx, stopReg := context.WithCancel(ctx)
 		regErr := make(chan error, 1)
 		go func() { regErr <- w.Register(regCtx, base) }()
