@@ -167,7 +167,8 @@ func startDaemon(ctx context.Context, cfg daemonConfig) (*daemon, error) {
 	if err != nil {
 		log.Warnw("circuit keys will be probed at every start", "err", err)
 	}
-	pipe, err := pipeline.New(cfg.Pipeline, pipeline.Deps{Backends: backends, Params: params, Registerer: reg, CodeID: codeID})
+	pipe, err := pipeline.New(cfg.Pipeline, pipeline.Deps{Backends: backends, Params: params, Registerer: reg, CodeID: codeID,
+		OnRecord: reportRecording})
 	if err != nil {
 		return nil, err
 	}

@@ -68,3 +68,8 @@ func (r *reportingParams) progress(id prover.CircuitID, done, total int64) {
 		step.update(done, total)
 	}
 }
+
+// reportRecording shows a circuit's recording (its first use) as a step.
+func reportRecording(id prover.CircuitID) func(error) {
+	return startStep(fmt.Sprintf("recording circuit %s (first use; kept for later starts)", id)).finish
+}
