@@ -58,7 +58,7 @@ func (t *jobTable) logSubmitted(id JobID, kind JobKind, sector string, err error
 // logFinished logs a job's end with its wall time.
 func (t *jobTable) logFinished(info JobInfo) {
 	took := info.Finished.Sub(info.Submitted).Round(time.Millisecond)
-	attrs := []any{"job", info.ID, "sector", info.Sector, "proof", info.ProofType, "took", took}
+	attrs := []any{"job", info.ID, "sector", info.Sector, "proof", info.ProofType, "took", took.String()}
 	switch info.State {
 	case JobDone:
 		t.log.Info("job done", attrs...)
