@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"time"
 
+	logging "github.com/ipfs/go-log/v2"
+
 	"github.com/snarkpipe/snarkpipe/rpc"
 	"github.com/snarkpipe/snarkpipe/rpc/cuzk"
 	"github.com/snarkpipe/snarkpipe/rpc/remotec2"
@@ -40,7 +42,7 @@ func startCuzk(cfg cuzk.Config, svc *sealer.Service) (*cuzk.Server, error) {
 	if !cfg.Enabled {
 		return nil, nil
 	}
-	s, err := cuzk.NewServer(cfg, svc, cuzk.WithLogger(slog.Default()))
+	s, err := cuzk.NewServer(cfg, svc, cuzk.WithLogger(slog.New(logging.SlogHandler()).With("logger", "snarkpipe/cuzk")))
 	if err != nil {
 		return nil, err
 	}
