@@ -15,7 +15,7 @@ type bindError struct {
 }
 
 func (e *bindError) Error() string {
-	msg := fmt.Sprintf("%s (%s = %q): %v", e.endpoint, e.key, e.addr, e.err)
+	msg := fmt.Sprintf("%s (%s %q): %v", e.endpoint, e.key, e.addr, e.err)
 	if errors.Is(e.err, syscall.EADDRINUSE) {
 		msg += fmt.Sprintf("; another process (or another snarkpipe endpoint) holds it: change %s or stop that process", e.key)
 	}

@@ -20,8 +20,8 @@ func TestDaemonBindClashNamesEndpoint(t *testing.T) {
 		name, want string
 		edit       func(*daemonConfig)
 	}{
-		{"api", `JSON-RPC API (listen = "`, func(c *daemonConfig) { c.Listen = taken.Addr().String() }},
-		{"cuzk", `Curio (cuzk) endpoint ([cuzk] address = "`, func(c *daemonConfig) {
+		{"api", `JSON-RPC API (listen "`, func(c *daemonConfig) { c.Listen = taken.Addr().String() }},
+		{"cuzk", `Curio (cuzk) endpoint ([cuzk] address "`, func(c *daemonConfig) {
 			c.Cuzk.Enabled, c.Cuzk.Listen = true, taken.Addr().String()
 		}},
 	} {

@@ -161,7 +161,7 @@ func runWorker(ctx context.Context, out io.Writer, cfg daemonConfig, opts worker
 	ln, err := net.Listen("tcp", opts.listen)
 	if err != nil {
 		w.Close()
-		return errors.Join(fmt.Errorf("listen %s: %w", opts.listen, err), d.shutdown(timeout))
+		return errors.Join(&bindError{endpoint: "lotus worker endpoint", key: "--listen", addr: opts.listen, err: err}, d.shutdown(timeout))
 	}
 	srv := &http.Server{Handler: w.Handler(), ReadHeaderTimeout: 30 * time.Second}
 	go srv.Serve(ln)
