@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/urfave/cli/v2"
 )
@@ -17,19 +18,72 @@ func politeErrors(app *cli.App) {
 	app.ExitErrHandler = func(*cli.Context, error) {} // main prints and exits
 	app.OnUsageError = usageError(app.Name, app.Flags)
 	app.Action = unknownCommand(app.Name, app.Commands)
-	for _, c := range app.Commands {
-		politeCommand(app.Name, c)
+	// The commands are package variables, shared by every App: adjust them once.
+	politeOnce.Do(func() {
+		required := map[*cli.Command][]string{}
+		walkCommands(app.Name, app.Commands, func(_ string, c *cli.Command) { required[c] = requiredFlags(c.Flags) })
+		walkCommands(app.Name, app.Commands, func(path string, c *cli.Command) { politeCommand(path, c, required[c]) })
+	})
+}
+
+var politeOnce sync.Once
+
+func walkCommands(parent string, cmds []*cli.Command, f func(path string, c *cli.Command)) {
+	for _, c := range cmds {
+		path := parent + " " + c.Name
+		f(path, c)
+		walkCommands(path, c.Subcommands, f)
 	}
 }
 
-func politeCommand(parent string, c *cli.Command) {
-	path := parent + " " + c.Name
+func politeCommand(path string, c *cli.Command, required []string) {
 	c.OnUsageError = usageError(path, c.Flags)
 	if len(c.Subcommands) > 0 && c.Action == nil {
 		c.Action = unknownCommand(path, c.Subcommands)
 	}
-	for _, s := range c.Subcommands {
-		politeCommand(path, s)
+	if len(required) > 0 {
+		// urfave/cli prints the whole help before a missing required flag's error;
+		// checking them here gives the error alone.
+		clearRequired(c.Flags)
+		before := c.Before
+		c.Before = func(ctx *cli.Context) error {
+			var missing []string
+			for _, name := range required {
+				if !ctx.IsSet(name) {
+					missing = append(missing, "--"+name)
+				}
+			}
+			if len(missing) > 0 {
+				return fmt.Errorf("missing %s; see '%s --help'", strings.Join(missing, ", "), path)
+			}
+			if before != nil {
+				return before(ctx)
+			}
+			return nil
+		}
+	}
+}
+
+// requiredFlags names the flags marked Required (string and string list flags: the only
+// kinds this binary requires).
+func requiredFlags(flags []cli.Flag) []string {
+	var out []string
+	for _, f := range flags {
+		if r, ok := f.(cli.RequiredFlag); ok && r.IsRequired() {
+			out = append(out, f.Names()[0])
+		}
+	}
+	return out
+}
+
+func clearRequired(flags []cli.Flag) {
+	for _, f := range flags {
+		switch f := f.(type) {
+		case *cli.StringFlag:
+			f.Required = false
+		case *cli.StringSliceFlag:
+			f.Required = false
+		}
 	}
 }
 

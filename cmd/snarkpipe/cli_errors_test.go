@@ -68,3 +68,18 @@ func TestVersion(t *testing.T) {
 		t.Fatalf("--version:\n%s", out)
 	}
 }
+
+// TestMissingRequiredFlagOneError: a missing required flag is one error naming it, with
+// no help text, every time (the commands are shared by every run).
+func TestMissingRequiredFlagOneError(t *testing.T) {
+	for range 2 {
+		out, err := runCaptured(t, "prove", "winning", "--out", "x", "--randomness", "00")
+		if err == nil || !strings.Contains(err.Error(), "missing --post-proof, --vanilla; see 'snarkpipe prove winning --help'") || out != "" {
+			t.Fatalf("error %v, output %q", err, out)
+		}
+	}
+	t.Setenv("MINER_API_INFO", "not-an-api-info")
+	if _, err := runCaptured(t, "worker", "run", "--state-dir", t.TempDir()); err == nil || strings.Contains(err.Error(), "missing --miner-api-info") {
+		t.Fatalf("the environment variable does not stand for the flag: %v", err)
+	}
+}
