@@ -4,7 +4,7 @@ export CGO_ENABLED ?= 0
 .PHONY: build test test-long itest bench lint demo cuda
 
 build:
-	$(GO) build -o bin/snarkpipe ./cmd/snarkpipe
+	$(GO) build -ldflags "-X main.commit=$$(git describe --always --dirty --abbrev=12 2>/dev/null)" -o bin/snarkpipe ./cmd/snarkpipe
 
 # The CI test command: gated tests skip under -short (see README, "Tests").
 test:

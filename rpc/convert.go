@@ -23,7 +23,8 @@ func postResult(r *sealer.PoStResponse) *api.PoStResult {
 func jobInfo(j sealer.JobInfo) api.JobInfo {
 	out := api.JobInfo{
 		ID: api.JobID(j.ID), Kind: string(j.Kind), ProofType: j.ProofType, Priority: j.Priority, State: string(j.State),
-		Partitions: j.Partitions, Submitted: j.Submitted, Finished: j.Finished, Error: j.Error,
+		Partitions: j.Partitions, PartitionsDone: j.PartitionsDone, Sector: j.Sector,
+		Submitted: j.Submitted, Finished: j.Finished, Error: j.Error,
 	}
 	if j.Error != "" {
 		out.ErrorCode = apiError(&sealer.Error{Code: j.ErrorCode}).(*api.Error).Code

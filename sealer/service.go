@@ -138,11 +138,17 @@ type JobInfo struct {
 	Priority   string
 	State      JobState
 	Partitions int
-	Submitted  time.Time
-	Finished   time.Time `json:",omitempty"`
-	Error      string    `json:",omitempty"`
-	ErrorCode  Code      `json:",omitempty"`
-	Timings    []StageTiming
+	// PartitionsDone counts the partitions proved so far; Timings has theirs while the
+	// job runs, every partition's once it is done.
+	PartitionsDone int
+	// Sector names what is proved, for logs and status: "miner 1000 sector 7", or for a
+	// PoSt the miner and its sectors.
+	Sector    string
+	Submitted time.Time
+	Finished  time.Time `json:",omitempty"`
+	Error     string    `json:",omitempty"`
+	ErrorCode Code      `json:",omitempty"`
+	Timings   []StageTiming
 }
 
 // JobResult is a finished job: its info and, on success, its proofs (SealCommit2: Proof;

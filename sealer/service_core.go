@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 
 	"github.com/snarkpipe/snarkpipe/prover"
 	"github.com/snarkpipe/snarkpipe/prover/groth16"
@@ -38,6 +39,11 @@ type Deps struct {
 	// every proof is then also verified against public inputs derived from the request
 	// alone, as the chain verifies it. nil: the pipeline's verification only.
 	VerifyingKey func(id prover.CircuitID) (*groth16.VerifyingKey, error)
+	// Log gets one line per job: admitted, refused (bad input, unavailable), done, failed
+	// or cancelled, with its id, sector, proof type and time. Every front door (native
+	// API, Curio, lotus worker) goes through the Service, so each job is logged once,
+	// whichever way it came. nil: no job log.
+	Log *slog.Logger
 }
 
 // Service is the Filecoin proving service: decode, verify natively, build partition
@@ -56,7 +62,11 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	if deps.Prover == nil {
 		return nil, errors.New("sealer: Deps.Prover is required")
 	}
-	return &Service{cfg: cfg, deps: deps, jobs: newJobTable(cfg)}, nil
+	jobs := newJobTable(cfg)
+	if deps.Log != nil {
+		jobs.log = deps.Log
+	}
+	return &Service{cfg: cfg, deps: deps, jobs: jobs}, nil
 }
 
 // SealCommit2 proves a C1 output and waits for the proof (SubmitSealCommit2 + Await).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sort"
 	"sync"
 	"time"
@@ -29,6 +30,7 @@ type jobTable struct {
 	ttl    time.Duration
 	recent int
 	max    int
+	log    *slog.Logger
 
 	mu       sync.Mutex
 	next     uint64
@@ -41,7 +43,7 @@ type jobTable struct {
 }
 
 func newJobTable(cfg Config) *jobTable {
-	return &jobTable{ttl: time.Duration(cfg.ResultTTL), recent: cfg.RecentJobs, max: cfg.MaxJobs, jobs: make(map[JobID]*job), keys: make(map[string]JobID)}
+	return &jobTable{ttl: time.Duration(cfg.ResultTTL), recent: cfg.RecentJobs, max: cfg.MaxJobs, log: discardLog, jobs: make(map[JobID]*job), keys: make(map[string]JobID)}
 }
 
 // reservation is a place under max_jobs held by an admitted request while its input is
@@ -118,13 +120,27 @@ func (t *jobTable) watch(j *job) {
 	} else {
 		j.info.State = JobDone
 		j.info.Timings = stageTimings(res.Timings)
+		j.info.PartitionsDone = j.info.Partitions
 		out.Info = j.info
 		j.result = out
 	}
 	close(j.done)
 	t.finished = append(t.finished, j.info.ID)
 	t.trimLocked(time.Now())
+	info := j.info
 	t.mu.Unlock()
+	t.logFinished(info)
+}
+
+// liveInfo is a job's info with, while it runs, the timings of the partitions proved so
+// far. Called with t.mu held.
+func (j *job) liveInfo() JobInfo {
+	info := j.info
+	if !info.State.Final() {
+		done := j.pj.Progress()
+		info.PartitionsDone, info.Timings = len(done), stageTimings(done)
+	}
+	return info
 }
 
 // trimLocked forgets finished jobs beyond RecentJobs or older than ResultTTL.
@@ -203,7 +219,7 @@ func (t *jobTable) info(id JobID) (*JobInfo, error) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	info := j.info
+	info := j.liveInfo()
 	return &info, nil
 }
 
@@ -235,7 +251,7 @@ func (t *jobTable) snapshot() (map[JobKind]QueueStatus, []JobInfo, bool) {
 			q.Failed++
 		}
 		queues[j.info.Kind] = q
-		infos = append(infos, j.info)
+		infos = append(infos, j.liveInfo())
 	}
 	sort.Slice(infos, func(a, b int) bool { return infos[a].Submitted.After(infos[b].Submitted) })
 	return queues, infos, t.draining

@@ -3,6 +3,7 @@ package sealer
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/filecoin-project/go-state-types/abi"
 	"github.com/filecoin-project/go-state-types/proof"
@@ -20,6 +21,16 @@ const largeSectorSize = 32 << 30
 // SubmitSealCommit2 validates a C1 output (decode, native verification) and queues its
 // proof; it returns when the job is admitted. Bad input fails here, before any proving.
 func (s *Service) SubmitSealCommit2(ctx context.Context, req *SealCommit2Request) (JobID, error) {
+	id, err := s.submitSealCommit2(ctx, req)
+	var sector string
+	if req != nil {
+		sector = sealSector(req.Sector)
+	}
+	s.jobs.logSubmitted(id, JobSealCommit2, sector, err)
+	return id, err
+}
+
+func (s *Service) submitSealCommit2(ctx context.Context, req *SealCommit2Request) (JobID, error) {
 	if req == nil {
 		return "", newError(CodeInvalidInput, "", nil, "no request")
 	}
@@ -68,7 +79,7 @@ func (s *Service) SubmitSealCommit2(ctx context.Context, req *SealCommit2Request
 		}
 		return &JobResult{Proof: b}, nil
 	}
-	return s.submit(ctx, place, JobSealCommit2, info.RustName, req.Key, s.cfg.SealPriority, circuits, assemble)
+	return s.submit(ctx, place, JobSealCommit2, info.RustName, sealSector(req.Sector), req.Key, s.cfg.SealPriority, circuits, assemble)
 }
 
 // SubmitWinningPoSt validates Winning PoSt vanilla proofs and queues the proof.
@@ -82,6 +93,19 @@ func (s *Service) SubmitWindowPoSt(ctx context.Context, req *PoStRequest) (JobID
 }
 
 func (s *Service) submitPoSt(ctx context.Context, req *PoStRequest, kind types.PoStKind) (JobID, error) {
+	id, err := s.submitPoStJob(ctx, req, kind)
+	jobKind, sector := JobWinningPoSt, ""
+	if kind == types.PoStWindow {
+		jobKind = JobWindowPoSt
+	}
+	if req != nil {
+		sector = fmt.Sprintf("miner %d, %d sectors", req.Miner, max(len(req.VanillaProofs), len(req.Decoded)))
+	}
+	s.jobs.logSubmitted(id, jobKind, sector, err)
+	return id, err
+}
+
+func (s *Service) submitPoStJob(ctx context.Context, req *PoStRequest, kind types.PoStKind) (JobID, error) {
 	if req == nil {
 		return "", newError(CodeInvalidInput, "", nil, "no request")
 	}
@@ -135,7 +159,7 @@ func (s *Service) submitPoSt(ctx context.Context, req *PoStRequest, kind types.P
 		}
 		return &JobResult{PoSt: &PoStResponse{Proofs: []proof.PoStProof{{PoStProof: id, ProofBytes: res.Bytes()}}, Skipped: []abi.SectorID{}}}, nil
 	}
-	return s.submit(ctx, place, jobKind, info.RustName, req.Key, prio, []prover.Circuit{c}, assemble)
+	return s.submit(ctx, place, jobKind, info.RustName, postSectors(req.Miner, pub.Sectors), req.Key, prio, []prover.Circuit{c}, assemble)
 }
 
 // decodePoStVanilla decodes (or takes) the vanilla proofs and checks their count.
@@ -182,7 +206,7 @@ func (s *Service) admit(proofType string, sectorSize uint64, id prover.CircuitID
 }
 
 // submit hands the circuits to the prover and registers the job.
-func (s *Service) submit(ctx context.Context, place *reservation, kind JobKind, proofType, key, priority string, circuits []prover.Circuit, assemble func(pipeline.Result) (*JobResult, error)) (JobID, error) {
+func (s *Service) submit(ctx context.Context, place *reservation, kind JobKind, proofType, sector, key, priority string, circuits []prover.Circuit, assemble func(pipeline.Result) (*JobResult, error)) (JobID, error) {
 	prio, err := parsePriority(priority)
 	if err != nil {
 		return "", newError(CodeInternal, proofType, err, "priority")
@@ -200,7 +224,7 @@ func (s *Service) submit(ctx context.Context, place *reservation, kind JobKind, 
 		return "", e
 	}
 	j := &job{pj: pj, assemble: assemble, info: JobInfo{
-		Kind: kind, ProofType: proofType, Priority: prio.String(), Partitions: len(circuits), Submitted: timeNow(),
+		Kind: kind, ProofType: proofType, Sector: sector, Priority: prio.String(), Partitions: len(circuits), Submitted: timeNow(),
 	}}
 	return s.jobs.add(j, key, place), nil
 }

@@ -18,6 +18,16 @@ const JobReplicaUpdate JobKind = "replica-update"
 // verification against the three commitments) and queues its proof. Bad input fails here,
 // before any proving.
 func (s *Service) SubmitReplicaUpdate2(ctx context.Context, req *ReplicaUpdateRequest) (JobID, error) {
+	id, err := s.submitReplicaUpdate2(ctx, req)
+	var sector string
+	if req != nil {
+		sector = sealSector(req.Sector)
+	}
+	s.jobs.logSubmitted(id, JobReplicaUpdate, sector, err)
+	return id, err
+}
+
+func (s *Service) submitReplicaUpdate2(ctx context.Context, req *ReplicaUpdateRequest) (JobID, error) {
 	if req == nil {
 		return "", newError(CodeInvalidInput, "", nil, "no request")
 	}
@@ -66,7 +76,7 @@ func (s *Service) SubmitReplicaUpdate2(ctx context.Context, req *ReplicaUpdateRe
 		}
 		return &JobResult{Proof: b}, nil
 	}
-	return s.submit(ctx, place, JobReplicaUpdate, info.RustName, req.Key, s.cfg.SealPriority, circuits, assemble)
+	return s.submit(ctx, place, JobReplicaUpdate, info.RustName, sealSector(req.Sector), req.Key, s.cfg.SealPriority, circuits, assemble)
 }
 
 // updateRefInfo is the table row of a ProofTypeRef naming an update proof (and nothing else).

@@ -46,7 +46,7 @@ type benchOptions struct {
 
 // benchProveFlags are shared by the four proof kinds.
 func benchProveFlags(kind string) []cli.Flag {
-	d := pipeline.DefaultConfig()
+	d := pipeline.DefaultConfig().Resolved()
 	flags := []cli.Flag{
 		&cli.StringFlag{Name: "size", Required: true, Usage: "sector size: 2KiB, 8MiB, 512MiB, 32GiB or 64GiB"},
 		&cli.IntFlag{Name: "proofs", Value: 1, Usage: "proofs to make (each fully verified)"},

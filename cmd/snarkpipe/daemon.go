@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -24,7 +25,6 @@ import (
 	"github.com/snarkpipe/snarkpipe/prover"
 	"github.com/snarkpipe/snarkpipe/prover/groth16"
 	"github.com/snarkpipe/snarkpipe/prover/pipeline"
-	"github.com/snarkpipe/snarkpipe/prover/srs"
 	"github.com/snarkpipe/snarkpipe/rpc"
 	"github.com/snarkpipe/snarkpipe/rpc/cuzk"
 	"github.com/snarkpipe/snarkpipe/sealer"
@@ -33,11 +33,17 @@ import (
 
 var log = logging.Logger("snarkpipe")
 
+// jobLog is the sealer's job log, written through go-log like the daemon's own lines (and
+// filtered by the same log_level).
+func jobLog() *slog.Logger {
+	return slog.New(logging.SlogHandler()).With("logger", "snarkpipe/jobs")
+}
+
 var daemonCmd = &cli.Command{
 	Name:  "daemon",
 	Usage: "run the proving service (JSON-RPC API, /healthz and /metrics)",
 	Flags: []cli.Flag{
-		&cli.StringFlag{Name: "config", Usage: "TOML configuration (see `snarkpipe config default`)"},
+		&cli.StringFlag{Name: "config", Usage: "TOML configuration `FILE` (snarkpipe config default prints a commented one)"},
 		&cli.BoolFlag{Name: "dev", Usage: "prove with dev parameters (made once, cached; proofs NOT valid on chain)"},
 		&cli.StringFlag{Name: "listen", Usage: "override listen (host:port; port 0 picks a free one)"},
 		&cli.StringFlag{Name: "backend", Usage: "override backend: auto, gpu or cpu"},
@@ -81,6 +87,7 @@ type daemon struct {
 	secret     []byte
 	backend    string
 	draining   chan struct{}
+	apiFile    *apiFile
 }
 
 // runDaemon starts the daemon, runs the demo when asked, serves until ctx ends (the first
@@ -99,17 +106,13 @@ func runDaemon(ctx context.Context, w io.Writer, cfg daemonConfig, demo, once bo
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "snarkpipe daemon: API http://%s%s, backend %s, %s parameters\n", d.apiAddr, "/rpc/v0", d.backend, provenanceKind(cfg))
-	if d.metricAddr != nil {
-		fmt.Fprintf(w, "  /healthz and /metrics on http://%s\n", d.metricAddr)
-	}
-	reportCurio(w, cfg, d.apiAddr.String())
-	reportServable(w, d.svc)
+	reportStart(w, d)
 	if demo {
 		err := runDemo2KiB(ctx, w, "http://"+d.apiAddr.String(), d.secret)
 		if err != nil || once {
 			return errors.Join(err, d.shutdown(time.Duration(cfg.ShutdownTimeout)))
 		}
+		fmt.Fprintf(w, "demo: the daemon keeps serving at http://%s/rpc/v0 (Ctrl-C stops it); in another terminal: snarkpipe status\n", d.apiAddr)
 	}
 	<-ctx.Done()
 	forced := make(chan os.Signal, 1)
@@ -133,26 +136,12 @@ func provenanceKind(cfg daemonConfig) string {
 }
 
 // reportServable says which proof types this daemon can serve, and why not the others.
-// SnapDeals proofs are named update:<name>: their upstream names are those of the V1 seal
-// proofs of their size.
 func reportServable(w io.Writer, svc *sealer.Service) {
-	var yes []string
-	no := map[string][]string{}
+	var entries []proofTypeEntry
 	for _, p := range svc.ProofTypes() {
-		name := p.Name
-		if p.Kind == "update" {
-			name = updateNamePrefix + name
-		}
-		if p.Servable {
-			yes = append(yes, name)
-		} else {
-			no[p.Reason] = append(no[p.Reason], name)
-		}
+		entries = append(entries, proofTypeEntry{name: p.Name, kind: p.Kind, servable: p.Servable, reason: p.Reason})
 	}
-	fmt.Fprintf(w, "  serves %d proof types: %s\n", len(yes), strings.Join(yes, " "))
-	for reason, names := range no {
-		fmt.Fprintf(w, "  not served (%s): %s\n", reason, strings.Join(names, " "))
-	}
+	printServable(w, "  ", entries)
 }
 
 // startDaemon builds backend, pipeline, service and listeners.
@@ -167,28 +156,26 @@ func startDaemon(ctx context.Context, cfg daemonConfig) (*daemon, error) {
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	var params pipeline.ParamsSource
+	params := newReportingParams(cfg.Dev, cfg.DevParamDir, cfg.ParamDir)
 	servable, provenance := officialParams(cfg.ParamDir)
 	verifyingKey := officialVerifyingKeys(cfg.ParamDir)
 	if cfg.Dev {
-		params = srs.Dev{Cache: srs.DirCache{Dir: cfg.DevParamDir}}
 		servable, verifyingKey = nil, nil
 		provenance = func(prover.CircuitID) string { return "dev (untrusted setup) " + cfg.DevParamDir }
-	} else {
-		params = srs.Files{Dir: cfg.ParamDir, Names: officialNames()}
 	}
 	codeID, err := pipeline.CodeIDOfExecutable()
 	if err != nil {
 		log.Warnw("circuit keys will be probed at every start", "err", err)
 	}
-	pipe, err := pipeline.New(cfg.Pipeline, pipeline.Deps{Backends: backends, Params: params, Registerer: reg, CodeID: codeID})
+	pipe, err := pipeline.New(cfg.Pipeline, pipeline.Deps{Backends: backends, Params: params, Registerer: reg, CodeID: codeID,
+		OnRecord: reportRecording})
 	if err != nil {
 		return nil, err
 	}
 	pipe.Start()
 	svc, err := sealer.New(cfg.Sealer, sealer.Deps{
 		Prover: pipe, Backend: desc, GPU: gpu, Devices: devices, DevParams: cfg.Dev, Provenance: provenance, Servable: servable,
-		VerifyingKey: verifyingKey,
+		VerifyingKey: verifyingKey, Log: jobLog(),
 	})
 	if err != nil {
 		pipe.Close()
@@ -198,6 +185,9 @@ func startDaemon(ctx context.Context, cfg daemonConfig) (*daemon, error) {
 	if err := d.listen(reg); err != nil {
 		pipe.Close()
 		return nil, err
+	}
+	if d.apiFile, err = writeAPIFile(cfg.StateDir, "http://"+d.apiAddr.String(), secret); err != nil {
+		log.Warnw("local clients will not find this daemon without --daemon", "state_dir", cfg.StateDir, "error", err)
 	}
 	return d, nil
 }
@@ -212,12 +202,12 @@ func (d *daemon) listen(reg *prometheus.Registry) error {
 		return err
 	}
 	if d.cuzk, err = startCuzk(d.cfg.Cuzk, d.svc); err != nil {
-		return err
+		return &bindError{endpoint: "Curio (cuzk) endpoint", key: "[cuzk] address", addr: d.cfg.Cuzk.Listen, err: err}
 	}
 	ln, err := net.Listen("tcp", d.cfg.Listen)
 	if err != nil {
 		stopCuzk(d.cuzk)
-		return fmt.Errorf("listen %s: %w", d.cfg.Listen, err)
+		return &bindError{endpoint: "JSON-RPC API", key: "listen", addr: d.cfg.Listen, err: err}
 	}
 	d.api, d.apiAddr = &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second}, ln.Addr()
 	go d.api.Serve(ln)
@@ -228,7 +218,7 @@ func (d *daemon) listen(reg *prometheus.Registry) error {
 	if err != nil {
 		d.api.Close()
 		stopCuzk(d.cuzk)
-		return fmt.Errorf("listen %s: %w", d.cfg.MetricsListen, err)
+		return &bindError{endpoint: "/metrics and /healthz", key: "metrics_listen", addr: d.cfg.MetricsListen, err: err}
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
@@ -250,6 +240,7 @@ func (d *daemon) listen(reg *prometheus.Registry) error {
 // the pipeline and the metrics listener.
 func (d *daemon) shutdown(timeout time.Duration) error {
 	close(d.draining)
+	d.apiFile.remove()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	drainErr := d.svc.Close(ctx)

@@ -1,11 +1,11 @@
 package main
 
 import (
-	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"time"
+
+	logging "github.com/ipfs/go-log/v2"
 
 	"github.com/snarkpipe/snarkpipe/rpc"
 	"github.com/snarkpipe/snarkpipe/rpc/cuzk"
@@ -42,7 +42,7 @@ func startCuzk(cfg cuzk.Config, svc *sealer.Service) (*cuzk.Server, error) {
 	if !cfg.Enabled {
 		return nil, nil
 	}
-	s, err := cuzk.NewServer(cfg, svc, cuzk.WithLogger(slog.Default()))
+	s, err := cuzk.NewServer(cfg, svc, cuzk.WithLogger(slog.New(logging.SlogHandler()).With("logger", "snarkpipe/cuzk")))
 	if err != nil {
 		return nil, err
 	}
@@ -64,12 +64,4 @@ func stopCuzk(s *cuzk.Server) {
 	if s != nil {
 		s.Stop(10 * time.Second)
 	}
-}
-
-// reportCurio prints where Curio and lotus find the endpoints.
-func reportCurio(w io.Writer, cfg daemonConfig, apiAddr string) {
-	if cfg.Cuzk.Enabled {
-		fmt.Fprintf(w, "  Curio: set [Cuzk] Address = %q\n", cfg.Cuzk.Listen)
-	}
-	fmt.Fprintf(w, "  lotus RemoteCommit2Endpoint: http://%s%s?token=<write token>\n", apiAddr, remotec2.Path)
 }

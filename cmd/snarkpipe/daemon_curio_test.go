@@ -28,6 +28,7 @@ func TestDaemonCurioEndpoints(t *testing.T) {
 	cfg := defaultDaemonConfig()
 	cfg.Listen, cfg.MetricsListen, cfg.Backend, cfg.Dev = "127.0.0.1:0", "", "cpu", true
 	cfg.DevParamDir, cfg.RecordingsDir, cfg.TokenSecret = filepath.Join(dir, "dev"), filepath.Join(dir, "rec"), filepath.Join(dir, "secret")
+	cfg.StateDir = filepath.Join(dir, "state")
 	sock := filepath.Join(dir, "cuzk.sock")
 	cfg.Cuzk.Enabled, cfg.Cuzk.Listen = true, "unix://"+sock
 	if err := cfg.resolvePaths(); err != nil {

@@ -33,6 +33,7 @@ func applyDemoDefaults(cfg *daemonConfig, listenSet bool) {
 // the reference sealer from fixed data, ticket, seed and randomness.
 type demoInputs struct {
 	sector     abi.SectorID
+	commR      string // CID
 	c1         []byte
 	randomness []byte
 	winning    []byte
@@ -63,6 +64,11 @@ func makeDemoInputs() (*demoInputs, error) {
 		return nil, err
 	}
 	in.c1 = vanilla.EncodeC1(c1)
+	commR, err := types.CommRToCID(types.Commitment(s.CommR))
+	if err != nil {
+		return nil, err
+	}
+	in.commR = commR.String()
 	for i := range in.randomness {
 		in.randomness[i] = byte(i * 11)
 	}
@@ -101,7 +107,8 @@ func runDemo2KiB(ctx context.Context, w io.Writer, url string, secret []byte) er
 	if err != nil {
 		return fmt.Errorf("demo inputs: %w", err)
 	}
-	fmt.Fprintf(w, "demo: built-in 2 KiB sector sealed, C1 (%d bytes JSON) and PoSt vanilla proofs made in %v\n", len(in.c1), time.Since(t0).Round(time.Millisecond))
+	fmt.Fprintf(w, "demo: sealed the built-in 2 KiB sector %d of miner f0%d (CommR %s) and made its C1 output and PoSt vanilla proofs in %v\n",
+		in.sector.Number, in.sector.Miner, in.commR, time.Since(t0).Round(time.Millisecond))
 	tok, err := rpc.NewToken(secret, api.PermWrite)
 	if err != nil {
 		return err
@@ -150,8 +157,18 @@ func runDemo2KiB(ctx context.Context, w io.Writer, url string, secret []byte) er
 		rows = append(rows, demoRow{name: s.name, wall: time.Since(start), bytes: n, job: job})
 	}
 	printDemoTable(w, rows)
-	fmt.Fprintf(w, "demo: 3 proofs made and verified through the JSON-RPC API in %v (a first run also makes the dev parameters)\n", time.Since(t0).Round(time.Millisecond))
+	fmt.Fprintf(w, "demo: sector %d of miner f0%d (%s, CommR %s): SealCommit2, Winning and Window PoSt proved and verified through the JSON-RPC API in %v\n",
+		in.sector.Number, in.sector.Miner, demoSealProofName(), in.commR, time.Since(t0).Round(time.Millisecond))
+	fmt.Fprintln(w, "demo: dev parameters (proofs valid for this demo only, not on chain); a first run also makes them, later runs reuse them")
 	return nil
+}
+
+func demoSealProofName() string {
+	info, err := types.SealProof(demoSealProof)
+	if err != nil {
+		return fmt.Sprint(demoSealProof)
+	}
+	return info.RustName
 }
 
 func printDemoTable(w io.Writer, rows []demoRow) {

@@ -55,7 +55,7 @@ func TestDaemonSnapServableAndPreload(t *testing.T) {
 	}
 	var out bytes.Buffer
 	reportServable(&out, d.svc)
-	if !strings.Contains(out.String(), "serves 1 proof types: update:StackedDrg2KiBV1\n") || !strings.Contains(out.String(), "update:StackedDrg8MiBV1") {
+	if !strings.Contains(out.String(), "serves 1 proof types: SnapDeals 2KiB\n") || !strings.Contains(out.String(), "parameter files missing in "+cfg.ParamDir+"; snarkpipe params lists them): SealCommit2 2KiB 8MiB 512MiB; Winning PoSt 2KiB 8MiB 512MiB; Window PoSt 2KiB 8MiB 512MiB; SnapDeals 8MiB 512MiB\n") {
 		t.Fatalf("servable report:\n%s", out.String())
 	}
 

@@ -30,6 +30,7 @@ func testDaemonConfig(t *testing.T) daemonConfig {
 	cfg.DevParamDir = srstest.Cache(t).Dir
 	cfg.RecordingsDir = filepath.Join(dir, "recordings")
 	cfg.TokenSecret = filepath.Join(dir, "secret")
+	cfg.StateDir = filepath.Join(dir, "state")
 	cfg.Backend = "cpu"
 	cfg.Pipeline.HostBudget, cfg.Pipeline.DeviceBudget = 8<<30, 8<<30
 	if err := cfg.resolvePaths(); err != nil {
@@ -179,7 +180,7 @@ func TestConfigDefaultRoundTrips(t *testing.T) {
 	if err := cfg.validate(); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(s, "# auto (GPU if present, else CPU)") || cfg.Listen != "127.0.0.1:9820" {
+	if !strings.Contains(s, "# auto (GPU if present, else CPU)") || cfg.Listen != defaultListen {
 		t.Fatalf("default config:\n%s", s)
 	}
 	os.WriteFile(path, bytes.Replace([]byte(s), []byte(`backend = "auto"`), []byte(`backend = "tpu"`), 1), 0o600)
@@ -221,7 +222,12 @@ func TestDaemonDemoOnce(t *testing.T) {
 	if err := runDaemon(context.Background(), &out, cfg, true, true); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	for _, want := range []string{"WindowPoSt 2KiB", "WinningPoSt 2KiB", "SealCommit2 2KiB", "3 proofs made and verified"} {
+	for _, line := range strings.Split(out.String(), "\n") {
+		if len(line) > 200 {
+			t.Errorf("demo line of %d characters: %s", len(line), line)
+		}
+	}
+	for _, want := range []string{"WindowPoSt 2KiB", "WinningPoSt 2KiB", "SealCommit2 2KiB", "demo: sector 1 of miner f01000 (StackedDrg2KiBV1_1, CommR bagboea4b5abc", "proved and verified"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out.String())
 		}

@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"runtime"
 	"time"
 
@@ -21,18 +19,10 @@ var demoCmd = &cli.Command{
 	Usage: "set up dev parameters for a built-in circuit, prove, verify and print timings",
 	Flags: []cli.Flag{
 		&cli.IntFlag{Name: "constraints", Value: 1<<16 - 4, Usage: "length of the built-in squaring chain"},
-		&cli.StringFlag{Name: "cache", Usage: "where dev parameters are kept (default: user cache dir/snarkpipe)"},
+		&cli.StringFlag{Name: "cache", Usage: "where dev parameters are kept (default: user cache dir/snarkpipe/dev-params, shared by every command)"},
 	},
 	Action: func(c *cli.Context) error {
-		dir := c.String("cache")
-		if dir == "" {
-			base, err := os.UserCacheDir()
-			if err != nil {
-				return err
-			}
-			dir = filepath.Join(base, "snarkpipe")
-		}
-		return runDemo(c.App.Writer, c.Int("constraints"), srs.DirCache{Dir: dir})
+		return runDemo(c.App.Writer, c.Int("constraints"), srs.DirCache{Dir: keyFlags{cache: c.String("cache")}.cacheDir()})
 	},
 }
 
@@ -54,13 +44,7 @@ func runDemo(w io.Writer, n int, cache srs.DirCache) error {
 		time.Since(t).Seconds(), shape.NumConstraints, shape.NumInputs, shape.NumAux, log2(shape.DomainSize()))
 
 	t = time.Now()
-	path, err := cache.GetOrBuild(srs.DevParamsName(shape), func(tmp string) error {
-		p, err := groth16.DevSetup(shape, nil)
-		if err != nil {
-			return err
-		}
-		return p.WriteFile(tmp)
-	})
+	path, err := devParamsFile(cache, string(circuit.ID()), shape)
 	if err != nil {
 		return err
 	}

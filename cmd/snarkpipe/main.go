@@ -9,6 +9,8 @@ import (
 	"syscall"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/snarkpipe/snarkpipe/rpc/api"
 )
 
 func main() {
@@ -22,9 +24,14 @@ func main() {
 }
 
 func run(ctx context.Context, args []string) error {
+	return newApp().RunContext(ctx, args)
+}
+
+func newApp() *cli.App {
 	app := &cli.App{
-		Name:  "snarkpipe",
-		Usage: "Groth16 proving service for Filecoin (PoRep C2, Window and Winning PoSt)",
+		Name:    "snarkpipe",
+		Usage:   "Groth16 proving service for Filecoin (PoRep C2, Window and Winning PoSt)",
+		Version: api.Version,
 		Commands: []*cli.Command{
 			demoCmd,
 			sealCmd,
@@ -41,5 +48,6 @@ func run(ctx context.Context, args []string) error {
 			workerCmd,
 		},
 	}
-	return app.RunContext(ctx, args)
+	politeErrors(app)
+	return app
 }

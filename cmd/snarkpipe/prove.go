@@ -18,15 +18,20 @@ import (
 
 var keyCLIFlags = []cli.Flag{
 	&cli.StringFlag{Name: "params", Usage: "bellperson .params file (default: dev parameters from --cache, made on first use)"},
-	&cli.StringFlag{Name: "cache", Usage: "directory of dev parameters (default: user cache dir/snarkpipe)"},
+	&cli.StringFlag{Name: "cache", Usage: "directory of dev parameters, shared with daemon --dev and demo (default: user cache dir/snarkpipe/dev-params)"},
 }
 
 var c2Flags = []cli.Flag{&cli.StringFlag{Name: "c1", Required: true, Usage: "C1 output (JSON, or lotus' Commit2In wrapper)"}}
 
-var postFlags = []cli.Flag{
-	&cli.StringFlag{Name: "post-proof", Required: true, Usage: "registered PoSt proof: id or upstream name (StackedDrgWindow2KiBV1)"},
-	&cli.StringFlag{Name: "randomness", Required: true, Usage: "32-byte challenge randomness, hex (top two bits are cleared, as lotus does)"},
-	&cli.StringSliceFlag{Name: "vanilla", Required: true, Usage: "vanilla sector proof file(s), bincode; in sector order"},
+// postFlags are the flags of a Winning or Window PoSt statement; the example proof name
+// is one of that kind.
+func postFlags(kind string) []cli.Flag {
+	example := map[string]string{"winning": "StackedDrgWinning32GiBV1", "window": "StackedDrgWindow32GiBV1_2"}[kind]
+	return []cli.Flag{
+		&cli.StringFlag{Name: "post-proof", Required: true, Usage: "registered " + kind + " PoSt proof: id or upstream name, e.g. " + example},
+		&cli.StringFlag{Name: "randomness", Required: true, Usage: "32-byte challenge randomness: 64 hex digits (as seal prints it) or base64 (as in a postpub.json); the top two bits are cleared, as lotus does"},
+		&cli.StringSliceFlag{Name: "vanilla", Required: true, Usage: "vanilla sector proof file(s), bincode; in sector order"},
+	}
 }
 
 func keyFlagsOf(c *cli.Context) keyFlags {
@@ -38,19 +43,23 @@ func proveSub(kind, usage string, flags []cli.Flag) *cli.Command {
 	all := append(append([]cli.Flag{}, flags...), keyCLIFlags...)
 	all = append(all,
 		&cli.StringFlag{Name: "out", Required: true, Usage: "where to write the proof bytes (192 per partition)"},
-		&cli.StringFlag{Name: "vk-out", Usage: "also write the verifying key (.vk) there"})
+		&cli.StringFlag{Name: "vk-out", Usage: "also write the verifying key (.vk) there"},
+		inputsOutFlag)
 	all = append(all, daemonProveFlags...)
 	return &cli.Command{
-		Name: kind, Usage: usage, Flags: all,
+		Name: kind, Usage: usage, Flags: all, Description: publicInputsDoc,
 		Action: func(c *cli.Context) error {
 			if c.IsSet("daemon") {
+				if c.IsSet("vk-out") || c.IsSet("inputs-out") {
+					return errors.New("--vk-out and --inputs-out need the keys here, not on the daemon: write them with snarkpipe verify " + kind + " ... --inputs-out FILE")
+				}
 				return proveViaDaemon(c, kind)
 			}
 			st, err := statementOf(c, kind, true)
 			if err != nil {
 				return err
 			}
-			return runProve(c.App.Writer, st, keyFlagsOf(c), c.String("out"), c.String("vk-out"))
+			return runProve(c.App.Writer, st, keyFlagsOf(c), proveOutputs{proof: c.String("out"), vk: c.String("vk-out"), inputs: c.String("inputs-out")})
 		},
 	}
 }
@@ -67,15 +76,23 @@ var proveCmd = &cli.Command{
 	Usage: "prove in-process on the CPU backend: SealCommit2, Winning or Window PoSt",
 	Subcommands: []*cli.Command{
 		proveSub("c2", "SealCommit2: every partition of a C1 output", c2Flags),
-		proveSub("winning", "Winning PoSt of one sector's vanilla proof", postFlags),
-		proveSub("window", "Window PoSt of the sectors' vanilla proofs (every partition)", postFlags),
+		proveSub("winning", "Winning PoSt of one sector's vanilla proof", postFlags("winning")),
+		proveSub("window", "Window PoSt of the sectors' vanilla proofs (every partition)", postFlags("window")),
 	},
+}
+
+var inputsOutFlag = &cli.StringFlag{Name: "inputs-out", Usage: "also write the public inputs there, as JSON (format: see the command's description)"}
+
+// proveOutputs are the files prove writes: the proof, and optionally its verifying key
+// and public inputs.
+type proveOutputs struct {
+	proof, vk, inputs string
 }
 
 // runProve proves every partition, checks that each circuit inputizes exactly the public
 // inputs derived from the Filecoin data, verifies each proof against the key before
 // writing anything, and writes the concatenated proofs.
-func runProve(w io.Writer, st *statement, k keyFlags, out, vkOut string) error {
+func runProve(w io.Writer, st *statement, k keyFlags, out proveOutputs) error {
 	shape, params, err := loadParams(w, st, k)
 	if err != nil {
 		return err
@@ -112,24 +129,44 @@ func runProve(w io.Writer, st *statement, k keyFlags, out, vkOut string) error {
 		b := proof.Bytes()
 		proofBytes = append(proofBytes, b[:]...)
 	}
-	if err := os.WriteFile(out, proofBytes, 0o644); err != nil {
+	if err := os.WriteFile(out.proof, proofBytes, 0o644); err != nil {
 		return err
 	}
-	if vkOut != "" {
-		f, err := os.Create(vkOut)
-		if err != nil {
+	fmt.Fprintf(w, "  proof       %d bytes -> %s\n", len(proofBytes), out.proof)
+	return writeProveExtras(w, st, &params.VK, out)
+}
+
+// writeProveExtras writes the verifying key and public inputs when asked, and otherwise
+// says how to get them: whoever checks the proof elsewhere needs both.
+func writeProveExtras(w io.Writer, st *statement, vk *groth16.VerifyingKey, out proveOutputs) error {
+	if out.vk != "" {
+		if err := writeVK(out.vk, vk); err != nil {
 			return err
 		}
-		if _, err := params.VK.WriteTo(f); err != nil {
-			f.Close()
-			return err
-		}
-		if err := f.Close(); err != nil {
-			return err
-		}
+		fmt.Fprintf(w, "  vk          -> %s\n", out.vk)
 	}
-	fmt.Fprintf(w, "  proof       %d bytes -> %s\n", len(proofBytes), out)
+	if out.inputs != "" {
+		if err := writePublicInputs(out.inputs, st); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "  inputs      -> %s\n", out.inputs)
+	}
+	if out.vk == "" || out.inputs == "" {
+		fmt.Fprintln(w, "  (--vk-out FILE writes the verifying key and --inputs-out FILE the public inputs, to check the proof with another verifier)")
+	}
 	return nil
+}
+
+func writeVK(path string, vk *groth16.VerifyingKey) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := vk.WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // assignment fills the witness with the circuit's fast generator when it has one (then

@@ -45,7 +45,7 @@ func proveViaDaemon(c *cli.Context, kind string) error {
 		}
 		r, err := cl.SealCommit2(c.Context, *req)
 		if err != nil {
-			return err
+			return explainCallError(err, daemonTarget{}, api.PermWrite)
 		}
 		proof, job = r.Proof, r.Job
 	default:
@@ -71,7 +71,7 @@ func proveViaDaemon(c *cli.Context, kind string) error {
 		}
 		r, err := call(c.Context, req)
 		if err != nil {
-			return err
+			return explainCallError(err, daemonTarget{}, api.PermWrite)
 		}
 		for _, p := range r.Proofs {
 			proof = append(proof, p.ProofBytes...)

@@ -46,8 +46,17 @@ func proveVerifyPoSt(t *testing.T, kind, proofID string, sectors int) {
 	proof := filepath.Join(dir, kind+".proof")
 	ctx := context.Background()
 	vkPath := filepath.Join(dir, kind+".vk")
-	if err := run(ctx, postArgs("prove", kind, proofID, postRandomness, sectors, "--cache", cache, "--out", proof, "--vk-out", vkPath)); err != nil {
+	inputsPath := filepath.Join(dir, kind+".inputs.json")
+	if err := run(ctx, postArgs("prove", kind, proofID, postRandomness, sectors, "--cache", cache, "--out", proof, "--vk-out", vkPath, "--inputs-out", inputsPath)); err != nil {
 		t.Fatal(err)
+	}
+	assertExportedInputsVerify(t, inputsPath, proof, vkPath)
+	verifyInputs := filepath.Join(dir, kind+".verify-inputs.json")
+	if err := run(ctx, postArgs("verify", kind, proofID, postRandomness, sectors, "--vk", vkPath, "--proof", proof, "--inputs-out", verifyInputs)); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := readFile(t, inputsPath), readFile(t, verifyInputs); a != b {
+		t.Errorf("prove and verify export different inputs:\n%s\n%s", a, b)
 	}
 	var vanillas []string
 	for i := range sectors {
@@ -86,6 +95,38 @@ func proveVerifyPoSt(t *testing.T, kind, proofID string, sectors int) {
 	if err := run(ctx, postArgs("verify", kind, proofID, postRandomness, sectors, "--cache", cache, "--proof", proof)); err == nil {
 		t.Error("corrupted proof verifies")
 	}
+}
+
+// assertExportedInputsVerify checks the proof with nothing but the exported files: the
+// public inputs read back from --inputs-out, the key from --vk-out.
+func assertExportedInputsVerify(t *testing.T, inputsPath, proofPath, vkPath string) {
+	t.Helper()
+	circuit, inputs, err := readPublicInputs(inputsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vk, err := groth16.ReadVerifyingKeyFile(vkPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proofs, err := groth16.DecodeProofs([]byte(readFile(t, proofPath)))
+	if err != nil || len(proofs) != len(inputs) || circuit == "" {
+		t.Fatalf("%d proofs, %d partitions of inputs, circuit %q (%v)", len(proofs), len(inputs), circuit, err)
+	}
+	for k := range proofs {
+		if err := vk.Verify(&proofs[k], inputs[k]); err != nil {
+			t.Fatalf("partition %d does not verify with the exported inputs: %v", k, err)
+		}
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // assertEveryInputMatters verifies the proof against its public inputs, then against each

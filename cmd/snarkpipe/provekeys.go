@@ -14,29 +14,40 @@ import (
 
 // keyFlags say where a command finds its Groth16 keys: an official (or any bellperson)
 // .params file, a .vk file (verify only), or dev parameters kept in a cache directory and
-// generated on first use. Dev parameters are for tests and demos: whoever generated them
-// knows the toxic waste.
+// generated on first use (prove only: see findVerifyingKeys). Dev parameters are for
+// tests and demos: whoever generated them knows the toxic waste.
 type keyFlags struct {
 	params, vk, cache string
 }
 
-func (k keyFlags) cacheDir() (string, error) {
+func (k keyFlags) cacheDir() string {
 	if k.cache != "" {
-		return k.cache, nil
+		return k.cache
 	}
-	base, err := os.UserCacheDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(base, "snarkpipe"), nil
+	return defaultDevParamDir()
 }
 
-// recordShape synthesizes the statement's blank circuit into a recorder.
+// defaultDevParamDir is the one dev-parameter cache of every command (prove, verify,
+// demo, daemon --dev and --demo, worker --dev): a key made by one is found by the others.
+func defaultDevParamDir() string {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	return filepath.Join(base, "snarkpipe", "dev-params")
+}
+
+// recordShape synthesizes the statement's blank circuit into a recorder, reporting the
+// step on stderr (a 32 GiB circuit takes minutes).
 func recordShape(st *statement) (*r1cs.Shape, error) {
+	step := startStep(fmt.Sprintf("recording circuit %s", st.blank.ID()))
 	rec := r1cs.NewRecorder(r1cs.Capacity{})
 	if err := st.blank.Synthesize(rec); err != nil {
-		return nil, fmt.Errorf("recording %s: %w", st.blank.ID(), err)
+		err = fmt.Errorf("recording %s: %w", st.blank.ID(), err)
+		step.finish(err)
+		return nil, err
 	}
+	step.finish(nil)
 	return rec.Finish(), nil
 }
 
@@ -53,23 +64,15 @@ func loadParams(w io.Writer, st *statement, k keyFlags) (*r1cs.Shape, *groth16.P
 	t = time.Now()
 	path, dev := k.params, false
 	if path == "" {
-		dir, err := k.cacheDir()
-		if err != nil {
-			return nil, nil, err
-		}
 		dev = true
-		path, err = srs.DirCache{Dir: dir}.GetOrBuild(srs.DevParamsName(shape), func(tmp string) error {
-			p, err := groth16.DevSetup(shape, nil)
-			if err != nil {
-				return err
-			}
-			return p.WriteFile(tmp)
-		})
+		path, err = devParamsFile(srs.DirCache{Dir: k.cacheDir()}, string(st.blank.ID()), shape)
 		if err != nil {
 			return nil, nil, err
 		}
 	}
+	step := startStep("loading parameters " + path)
 	params, err := groth16.ReadParams(path, groth16.ReadOptions{AllowDev: dev})
+	step.finish(err)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -77,16 +80,17 @@ func loadParams(w io.Writer, st *statement, k keyFlags) (*r1cs.Shape, *groth16.P
 	return shape, params, nil
 }
 
-// loadVK returns the verifying key: from --vk, else from the parameters.
-func loadVK(w io.Writer, st *statement, k keyFlags) (*groth16.VerifyingKey, error) {
-	if k.vk != "" {
-		return groth16.ReadVerifyingKeyFile(k.vk)
-	}
-	_, params, err := loadParams(w, st, k)
-	if err != nil {
-		return nil, err
-	}
-	defer params.Close()
-	vk := params.VK
-	return &vk, nil
+// devParamsFile returns the cache's dev parameters for shape, generating them first
+// (with a progress bar) when they are missing.
+func devParamsFile(cache srs.DirCache, name string, shape *r1cs.Shape) (string, error) {
+	return cache.GetOrBuild(srs.DevParamsName(shape), func(tmp string) error {
+		step := startStep(fmt.Sprintf("generating dev parameters of %s (first use; kept in %s)", name, cache.Dir))
+		p, err := groth16.DevSetupProgress(shape, nil, step.update)
+		if err == nil {
+			err = p.WriteFile(tmp)
+			p.Close()
+		}
+		step.finish(err)
+		return err
+	})
 }

@@ -108,17 +108,35 @@ func runSeal(w io.Writer, size, version string, seed uint64, id abi.SectorID, di
 			return err
 		}
 	}
-	if err := writeSectorJSON(filepath.Join(dir, "sector.json"), s); err != nil {
+	randomness := seeded(seed, "post randomness")
+	if err := writeSectorJSON(filepath.Join(dir, "sector.json"), s, randomness); err != nil {
 		return err
 	}
-	if err := writeSealPoSt(w, s, seeded(seed, "post randomness"), dir); err != nil {
+	if err := writeSealPoSt(w, s, randomness, dir); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "wrote %s (C1: %d partitions × %d challenges, verified)\n", dir, len(c1.VanillaProofs), len(c1.VanillaProofs[0]))
+	printSealNextSteps(w, s.Info, randomness, dir)
 	return nil
 }
 
-func writeSectorJSON(path string, s *refseal.Sector) error {
+// printSealNextSteps shows the prove commands for what seal wrote, with the PoSt
+// randomness in the hex that --randomness takes.
+func printSealNextSteps(w io.Writer, info *types.SealProofInfo, randomness [32]byte, dir string) {
+	fmt.Fprintf(w, "PoSt randomness (hex, also in sector.json): %x\n", randomness)
+	fmt.Fprintf(w, "prove with:\n  snarkpipe prove c2 --c1 %s --out c2.proof\n", filepath.Join(dir, "c1.json"))
+	for _, p := range types.PoStProofs() {
+		if p.SectorSize != info.SectorSize || !p.Provable || (p.Kind == types.PoStWindow && p.APIVersion != types.APIVersion1_2_0) {
+			continue
+		}
+		fmt.Fprintf(w, "  snarkpipe prove %s --post-proof %s --randomness %x --vanilla %s --out %s.proof\n",
+			strings.ToLower(p.Kind.String()), p.RustName, randomness, filepath.Join(dir, strings.ToLower(p.RustName)+".vproof"), strings.ToLower(p.Kind.String()))
+	}
+}
+
+// writeSectorJSON writes the sector's ids and commitments, and the PoSt randomness the
+// vanilla proofs answer, in hex as --randomness takes it.
+func writeSectorJSON(path string, s *refseal.Sector, randomness [32]byte) error {
 	commR, err := types.CommRToCID(types.Commitment(s.CommR))
 	if err != nil {
 		return err
@@ -131,6 +149,7 @@ func writeSectorJSON(path string, s *refseal.Sector) error {
 		"SealProof": s.Info.ID, "RegisteredProof": s.Info.RustName, "Miner": s.ID.Miner, "Number": s.ID.Number,
 		"Ticket": hex.EncodeToString(s.Ticket[:]), "ReplicaID": hex.EncodeToString(s.ReplicaID[:]),
 		"CommD": commD, "CommR": commR, "CommC": hex.EncodeToString(s.CommC[:]), "CommRLast": hex.EncodeToString(s.CommRLast[:]),
+		"PoStRandomness": hex.EncodeToString(randomness[:]),
 	})
 }
 

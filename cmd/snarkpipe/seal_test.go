@@ -3,12 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/filecoin-project/go-state-types/abi"
+
 	"github.com/snarkpipe/snarkpipe/sealer/refseal"
+	"github.com/snarkpipe/snarkpipe/types"
 	"github.com/snarkpipe/snarkpipe/types/vanilla"
 )
 
@@ -72,5 +76,55 @@ func TestSynthCommandExplainsNI(t *testing.T) {
 	}
 	if err := runSynth(&bytes.Buffer{}, "winning", "StackedDrgWindow32GiBV1", 1, "x"); err == nil {
 		t.Fatal("kind/proof mismatch accepted")
+	}
+}
+
+// TestSealRandomnessFeedsProve: the PoSt randomness seal writes (hex in sector.json and
+// its output, base64 in Curio's postpub.json) is what --randomness takes, in either form.
+func TestSealRandomnessFeedsProve(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	if err := runSeal(&out, "2KiB", "V1_1", 5, abi.SectorID{Miner: 1000, Number: 1}, dir); err != nil {
+		t.Fatal(err)
+	}
+	var sector struct{ PoStRandomness string }
+	var pub struct{ Randomness []byte }
+	readJSON(t, filepath.Join(dir, "sector.json"), &sector)
+	readJSON(t, filepath.Join(dir, "stackeddrgwinning2kibv1.postpub.json"), &pub)
+	raw, err := os.ReadFile(filepath.Join(dir, "stackeddrgwinning2kibv1.postpub.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rawPub struct{ Randomness string }
+	if err := json.Unmarshal(raw, &rawPub); err != nil {
+		t.Fatal(err)
+	}
+	fromHex, err := parseRandomness(sector.PoStRandomness)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromBase64, err := parseRandomness(rawPub.Randomness)
+	if err != nil {
+		t.Fatalf("base64 from postpub.json: %v", err)
+	}
+	if fromHex != fromBase64 || fromHex != types.MaskFr([32]byte(pub.Randomness)) {
+		t.Fatalf("hex %x and base64 %x differ", fromHex, fromBase64)
+	}
+	if !strings.Contains(out.String(), "--randomness "+sector.PoStRandomness) || !strings.Contains(out.String(), "snarkpipe prove winning --post-proof StackedDrgWinning2KiBV1") {
+		t.Errorf("seal output does not show the prove command:\n%s", out.String())
+	}
+	if _, err := parseRandomness("abcd"); err == nil || !strings.Contains(err.Error(), "64 hex digits") {
+		t.Errorf("short randomness: %v", err)
+	}
+}
+
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatal(err)
 	}
 }

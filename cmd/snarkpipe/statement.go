@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -96,14 +97,26 @@ func postInfo(kind, name string) (*types.PoStProofInfo, error) {
 	return info, nil
 }
 
-// parseRandomness reads 32 bytes of hex and clears the top two bits, as lotus does before
-// handing chain randomness to the prover (upstream requires a canonical field element).
+// parseRandomness reads the 32-byte PoSt randomness and clears the top two bits, as lotus
+// does before handing chain randomness to the prover (upstream requires a canonical field
+// element). It takes hex (what `seal` prints and writes in sector.json, with or without
+// 0x) or standard base64 (how Curio's postpub.json, and so seal's, stores it).
 func parseRandomness(s string) ([32]byte, error) {
 	b, err := hex.DecodeString(strings.TrimPrefix(s, "0x"))
+	if err != nil {
+		b, err = base64.StdEncoding.DecodeString(s)
+	}
 	if err != nil || len(b) != 32 {
-		return [32]byte{}, fmt.Errorf("--randomness must be 32 bytes of hex, got %q", s)
+		return [32]byte{}, &randomnessError{value: s}
 	}
 	return types.MaskFr([32]byte(b)), nil
+}
+
+// randomnessError is a --randomness that is not 32 bytes of hex or base64.
+type randomnessError struct{ value string }
+
+func (e *randomnessError) Error() string {
+	return fmt.Sprintf("--randomness must be 32 bytes as 64 hex digits (or base64, as in a postpub.json), got %q", e.value)
 }
 
 // readPoStVanilla reads vanilla sector proofs: each file is one bincode

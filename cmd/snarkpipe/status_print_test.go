@@ -3,27 +3,51 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/snarkpipe/snarkpipe/rpc/api"
 )
 
-// TestPrintStatusQualifiesUpdates: SnapDeals proof names equal the V1 seal names, so the
-// "serves:" line prefixes them with update: and leaves the seal name alone.
-func TestPrintStatusQualifiesUpdates(t *testing.T) {
+// TestPrintStatusSummarisesProofTypes: the served proof types are one short line per
+// availability (kinds and sector sizes), not every upstream name.
+func TestPrintStatusSummarisesProofTypes(t *testing.T) {
 	st := &api.Status{Backend: "cpu", ProofTypes: []api.ProofTypeStatus{
 		{Name: "StackedDrg2KiBV1", Kind: "seal", Servable: true},
+		{Name: "StackedDrg2KiBV1_1", Kind: "seal", Servable: true},
 		{Name: "StackedDrg2KiBV1", Kind: "update", Servable: true},
-		{Name: "StackedDrg32GiBV1", Kind: "update", Servable: false},
+		{Name: "StackedDrg32GiBV1", Kind: "update", Servable: false, Reason: "needs a GPU backend"},
 	}}
 	var sb strings.Builder
 	printStatus(&sb, st)
-	var line string
-	for _, l := range strings.Split(sb.String(), "\n") {
-		if strings.HasPrefix(l, "serves: ") {
-			line = l
+	for _, want := range []string{"serves 3 proof types: SealCommit2 2KiB; SnapDeals 2KiB\n", "not served (needs a GPU backend): SnapDeals 32GiB\n"} {
+		if !strings.Contains(sb.String(), want) {
+			t.Errorf("status lacks %q:\n%s", want, sb.String())
 		}
 	}
-	if line != "serves: StackedDrg2KiBV1 update:StackedDrg2KiBV1" {
-		t.Fatalf("serves line %q", line)
+}
+
+// TestPrintStatusReadable: sizes in binary units, no device rows on the CPU backend, and
+// a running job's elapsed time and partitions done.
+func TestPrintStatusReadable(t *testing.T) {
+	now := time.Now()
+	st := &api.Status{Backend: "cpu",
+		Resident: []api.ResidentSRS{
+			{CircuitID: "wpost-2k", Where: "host", Bytes: 3 << 29, Provenance: "dev"},
+			{CircuitID: "wpost-2k", Where: "device0", Bytes: 3 << 29, Provenance: "dev"},
+		},
+		Recent: []api.JobInfo{{ID: "seal-commit2-1", Sector: "miner 1000 sector 1", ProofType: "StackedDrg2KiBV1_1", State: "running",
+			Partitions: 10, PartitionsDone: 3, Submitted: now.Add(-90 * time.Second),
+			Timings: []api.StageTiming{{Prove: 2 * time.Second}}}},
+	}
+	var sb strings.Builder
+	printStatus(&sb, st)
+	out := sb.String()
+	if strings.Contains(out, "device0") {
+		t.Errorf("device rows on the CPU backend:\n%s", out)
+	}
+	for _, want := range []string{"1.5 GiB", "miner 1000 sector 1", "3/10", "90.0", "2.000s"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("status lacks %q:\n%s", want, out)
+		}
 	}
 }

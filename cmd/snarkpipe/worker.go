@@ -38,7 +38,7 @@ On the miner, set [Storage] AllowCommit = false to send every C2 here,
 Keep --listen (its port) fixed across restarts: the Sessions persist, and lotus-miner keeps
 the URL it first saw for a worker that reconnects with a Session it already knows.`,
 	Flags: []cli.Flag{
-		&cli.StringFlag{Name: "miner-api-info", EnvVars: []string{"MINER_API_INFO"}, Required: true, Usage: "TOKEN:MULTIADDR of lotus-miner (`lotus-miner auth api-info --perm admin`)"},
+		&cli.StringFlag{Name: "miner-api-info", EnvVars: []string{"MINER_API_INFO"}, Required: true, Usage: "`TOKEN:MULTIADDR` of lotus-miner (what lotus-miner auth api-info --perm admin prints)"},
 		&cli.StringFlag{Name: "role", Value: "c2", Usage: "comma-separated roles: c2, wdpost, winpost"},
 		&cli.StringFlag{Name: "listen", Value: "0.0.0.0:3456", Usage: "worker listener (the miner connects here)"},
 		&cli.StringFlag{Name: "advertise", Usage: "base URL the miner reaches us at (default: http://<our address on the route to the miner>:<port>)"},
@@ -49,7 +49,7 @@ the URL it first saw for a worker that reconnects with a Session it already know
 		&cli.IntFlag{Name: "post-max-concurrent", Value: lotus.DefaultConfig().PoStMaxConcurrent, Usage: "PoSt calls per PoSt role the miner may keep in flight here"},
 		&cli.IntFlag{Name: "post-parallel-reads", Value: lotus.DefaultConfig().PoStParallelReads, Usage: "vanilla proof reads in flight per PoSt call"},
 		&cli.DurationFlag{Name: "post-read-timeout", Value: lotus.DefaultConfig().PoStReadTimeout, Usage: "per-sector vanilla proof read timeout (a sector over it is skipped)"},
-		&cli.StringFlag{Name: "config", Usage: "daemon TOML configuration (see `snarkpipe config default`)"},
+		&cli.StringFlag{Name: "config", Usage: "daemon TOML configuration `FILE` (snarkpipe config default prints a commented one)"},
 		&cli.BoolFlag{Name: "dev", Usage: "prove with dev parameters (proofs NOT valid on chain)"},
 		&cli.StringFlag{Name: "backend", Usage: "override backend: auto, gpu or cpu"},
 		&cli.StringFlag{Name: "api-listen", Usage: "override the native JSON-RPC API listener (host:port)"},
@@ -161,7 +161,7 @@ func runWorker(ctx context.Context, out io.Writer, cfg daemonConfig, opts worker
 	ln, err := net.Listen("tcp", opts.listen)
 	if err != nil {
 		w.Close()
-		return errors.Join(fmt.Errorf("listen %s: %w", opts.listen, err), d.shutdown(timeout))
+		return errors.Join(&bindError{endpoint: "lotus worker endpoint", key: "--listen", addr: opts.listen, err: err}, d.shutdown(timeout))
 	}
 	srv := &http.Server{Handler: w.Handler(), ReadHeaderTimeout: 30 * time.Second}
 	go srv.Serve(ln)
@@ -173,6 +173,7 @@ func runWorker(ctx context.Context, out io.Writer, cfg daemonConfig, opts worker
 		for _, r := range opts.lotus.Roles {
 			fmt.Fprintf(out, "  role %-7s %s%s (session %s, task %s)\n", r, base, r.Path(), sessions[r], r.TaskType())
 		}
+		fmt.Fprintln(out, "  the role endpoints take lotus-miner's admin tokens (the one in MINER_API_INFO); snarkpipe auth tokens are for the native API")
 		regCtx, stopReg := context.WithCancel(ctx)
 		regErr := make(chan error, 1)
 		go func() { regErr <- w.Register(regCtx, base) }()

@@ -31,6 +31,7 @@ func (c daemonTOML) render() string {
 	fmt.Fprintf(&b, "dev_param_dir = %q\n", c.devParamDir)
 	fmt.Fprintf(&b, "recordings_dir = %q\n", c.recordingsDir)
 	fmt.Fprintf(&b, "token_secret = %q\n", c.secret)
+	fmt.Fprintf(&b, "state_dir = %q\n", filepath.Dir(c.secret))
 	fmt.Fprintf(&b, "backend = %q\n", "auto")
 	fmt.Fprintf(&b, "log_level = %q\n", "info")
 	fmt.Fprintf(&b, "shutdown_timeout = %q\n", "20s")

@@ -86,7 +86,7 @@ func TestProcessScan(t *testing.T) {
 		t.Fatalf("api %q roles %v", p.apiAddr, p.roles)
 	}
 	d := &process{ready: make(chan struct{}), roles: map[string]string{}, log: mustTemp(t)}
-	d.Write([]byte("snarkpipe daemon: API http://[::1]:9/rpc/v0, backend cpu\n  /healthz and /metrics on http://127.0.0.1:10\n"))
+	d.Write([]byte("snarkpipe daemon: backend cpu, dev parameters\n  JSON-RPC API      http://[::1]:9/rpc/v0 (listen)\n  health, metrics   http://127.0.0.1:10/healthz, /metrics (metrics_listen)\n"))
 	if d.apiAddr != "[::1]:9" || d.metricsAddr() != "127.0.0.1:10" {
 		t.Fatalf("daemon lines: api %q metrics %q", d.apiAddr, d.metricsAddr())
 	}

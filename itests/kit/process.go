@@ -23,19 +23,19 @@ type process struct {
 
 	mu      sync.Mutex
 	partial []byte
-	apiAddr string            // from the "API http://ADDR/rpc/v0" line
-	metrics string            // from the "/healthz and /metrics on http://ADDR" line
+	apiAddr string            // from the "JSON-RPC API http://ADDR/rpc/v0" line
+	metrics string            // from the "health, metrics http://ADDR/healthz" line
 	roles   map[string]string // lotus worker role → URL, from the "role NAME URL" lines
 	ready   chan struct{}     // closed once apiAddr is known
 }
 
-// apiLine matches the daemon's and the worker's first report line:
-// "snarkpipe daemon: API http://127.0.0.1:41235/rpc/v0, …" and
+// apiLine matches the daemon's and the worker's API report line:
+// "  JSON-RPC API      http://127.0.0.1:41235/rpc/v0 (listen)" and
 // "snarkpipe worker: native API http://127.0.0.1:41235/rpc/v0, …".
-var apiLine = regexp.MustCompile(`^snarkpipe (?:daemon: API|worker: native API) http://([^/\s]+)/rpc/v0`)
+var apiLine = regexp.MustCompile(`^(?:\s+JSON-RPC API\s+|snarkpipe worker: native API )http://([^/\s]+)/rpc/v0`)
 
-// metricsLine matches the daemon's "  /healthz and /metrics on http://127.0.0.1:41236".
-var metricsLine = regexp.MustCompile(`^\s+/healthz and /metrics on http://(\S+)$`)
+// metricsLine matches the daemon's "  health, metrics   http://127.0.0.1:41236/healthz, /metrics …".
+var metricsLine = regexp.MustCompile(`^\s+health, metrics\s+http://([^/\s]+)/healthz`)
 
 // roleLine matches the worker's "  role c2      http://127.0.0.1:3456/c2/rpc/v0 (session …" lines.
 var roleLine = regexp.MustCompile(`^\s+role (\S+)\s+(http://\S+/rpc/v0) `)

@@ -50,7 +50,7 @@ type combPoint[A, J any] interface {
 
 // fixedBase returns k·base for every scalar k; identity is the group's Jacobian identity
 // and toAffine its batch conversion.
-func fixedBase[A, J any, PJ combPoint[A, J]](base *A, scalars []fr.Element, identity J, toAffine func([]J) []A) []A {
+func fixedBase[A, J any, PJ combPoint[A, J]](base *A, scalars []fr.Element, identity J, toAffine func([]J) []A, tick func(n int)) []A {
 	w := combWindow(len(scalars))
 	windows := (fr.Bits + w - 1) / w
 	table := make([]A, windows<<w)
@@ -78,24 +78,35 @@ func fixedBase[A, J any, PJ combPoint[A, J]](base *A, scalars []fr.Element, iden
 					PJ(&out[i]).AddMixed(&table[j<<w+d])
 				}
 			}
+			if tick != nil && (i-lo+1)%tickEvery == 0 {
+				tick(tickEvery)
+			}
+		}
+		if tick != nil {
+			tick((hi - lo) % tickEvery)
 		}
 	})
 	return toAffine(out)
 }
 
-func fixedBaseG1(base *bls.G1Affine, scalars []fr.Element) []bls.G1Affine {
+// fixedBaseG1 and fixedBaseG2 call tick (when not nil) with each batch of products done,
+// from the worker goroutines, for progress reports.
+func fixedBaseG1(base *bls.G1Affine, scalars []fr.Element, tick func(n int)) []bls.G1Affine {
 	var identity bls.G1Jac
 	identity.X.SetOne()
 	identity.Y.SetOne()
-	return fixedBase(base, scalars, identity, bls.BatchJacobianToAffineG1)
+	return fixedBase(base, scalars, identity, bls.BatchJacobianToAffineG1, tick)
 }
 
-func fixedBaseG2(base *bls.G2Affine, scalars []fr.Element) []bls.G2Affine {
+func fixedBaseG2(base *bls.G2Affine, scalars []fr.Element, tick func(n int)) []bls.G2Affine {
 	var identity bls.G2Jac
 	identity.X.SetOne()
 	identity.Y.SetOne()
-	return fixedBase(base, scalars, identity, batchJacobianToAffineG2)
+	return fixedBase(base, scalars, identity, batchJacobianToAffineG2, tick)
 }
+
+// tickEvery is how many products a worker computes between progress ticks.
+const tickEvery = 1 << 12
 
 // batchJacobianToAffineG2 converts with one inversion for all points (gnark-crypto has
 // the G1 version only). Points at infinity map to (0, 0).

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"sync/atomic"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -18,6 +19,17 @@ import (
 // variables' QAP polynomials evaluated at τ in the Lagrange basis of bellperson's domain,
 // h is τ^i·t(τ)/δ. Whoever knows the waste can forge proofs, so the result is marked Dev.
 func DevSetup(shape *r1cs.Shape, rng io.Reader) (*Params, error) {
+	return DevSetupProgress(shape, rng, nil)
+}
+
+// SetupProgress is told how far a dev setup's point multiplications are: done of total
+// work units (a G1 product is one, a G2 product three). It is called from several
+// goroutines: done is a running total, and calls may arrive slightly out of order.
+type SetupProgress func(done, total int64)
+
+// DevSetupProgress is DevSetup reporting its progress (nil: none), for the minutes a
+// large circuit's setup takes.
+func DevSetupProgress(shape *r1cs.Shape, rng io.Reader, progress SetupProgress) (*Params, error) {
 	if rng == nil {
 		rng = rand.Reader
 	}
@@ -63,7 +75,7 @@ func DevSetup(shape *r1cs.Shape, rng io.Reader) (*Params, error) {
 	}
 	aScalars := selectColumns(u, nIn, nil, &shape.AAux)
 	bScalars := selectColumns(v, nIn, &shape.BInput, &shape.BAux)
-	return w.points(ic, h, l, aScalars, bScalars)
+	return w.points(ic, h, l, aScalars, bScalars, progress)
 }
 
 // waste is the toxic waste of one setup.
@@ -82,20 +94,27 @@ func (w *waste) sample(rng io.Reader) error {
 	return nil
 }
 
-func (w *waste) points(ic, h, l, a, b []fr.Element) (*Params, error) {
+func (w *waste) points(ic, h, l, a, b []fr.Element, progress SetupProgress) (*Params, error) {
 	_, _, g1, g2 := bls.Generators()
+	var tickG1, tickG2 func(int)
+	if progress != nil {
+		total := int64(len(ic) + len(h) + len(l) + len(a) + 4*len(b))
+		var done atomic.Int64
+		tickG1 = func(n int) { progress(done.Add(int64(n)), total) }
+		tickG2 = func(n int) { progress(done.Add(3*int64(n)), total) }
+	}
 	p := &Params{Dev: true}
-	p.VK.AlphaG1 = fixedBaseG1(&g1, []fr.Element{w.alpha})[0]
-	betas := fixedBaseG1(&g1, []fr.Element{w.beta, w.delta})
+	p.VK.AlphaG1 = fixedBaseG1(&g1, []fr.Element{w.alpha}, nil)[0]
+	betas := fixedBaseG1(&g1, []fr.Element{w.beta, w.delta}, nil)
 	p.VK.BetaG1, p.VK.DeltaG1 = betas[0], betas[1]
-	g2s := fixedBaseG2(&g2, []fr.Element{w.beta, w.gamma, w.delta})
+	g2s := fixedBaseG2(&g2, []fr.Element{w.beta, w.gamma, w.delta}, nil)
 	p.VK.BetaG2, p.VK.GammaG2, p.VK.DeltaG2 = g2s[0], g2s[1], g2s[2]
-	p.VK.IC = fixedBaseG1(&g1, ic)
-	p.H = fixedBaseG1(&g1, h)
-	p.L = fixedBaseG1(&g1, l)
-	p.A = fixedBaseG1(&g1, a)
-	p.BG1 = fixedBaseG1(&g1, b)
-	p.BG2 = fixedBaseG2(&g2, b)
+	p.VK.IC = fixedBaseG1(&g1, ic, tickG1)
+	p.H = fixedBaseG1(&g1, h, tickG1)
+	p.L = fixedBaseG1(&g1, l, tickG1)
+	p.A = fixedBaseG1(&g1, a, tickG1)
+	p.BG1 = fixedBaseG1(&g1, b, tickG1)
+	p.BG2 = fixedBaseG2(&g2, b, tickG2)
 	for _, vec := range []struct {
 		name string
 		pts  []bls.G1Affine

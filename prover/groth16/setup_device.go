@@ -33,7 +33,7 @@ func BenchSetup(be backend.Backend, shape *r1cs.Shape, rng io.Reader) (*ProvingK
 	}
 	pk := &ProvingKey{Counts: shape.Counts(), backend: be, h: k.H, l: k.L, a: k.A, bg1: k.BG1, bg2: k.BG2}
 	// The VK on the host: α, β, γ, δ and IC from the input scalars (few points).
-	params, err := w.points(ic, nil, nil, nil, nil)
+	params, err := w.points(ic, nil, nil, nil, nil, nil)
 	if err != nil {
 		pk.Close()
 		return nil, err

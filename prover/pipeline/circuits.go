@@ -50,6 +50,8 @@ type circuits struct {
 	codeID  string // Deps.CodeID: hints probed by this code are trusted
 	metrics *metrics
 	log     *slog.Logger // nil: failures that fail nothing are not reported
+	// onRecord is Deps.OnRecord (nil: recordings are not reported).
+	onRecord func(prover.CircuitID) func(error)
 
 	mu      sync.Mutex
 	keys    map[prover.CircuitID]srs.RecordingKey // probed in this process
@@ -236,10 +238,12 @@ func (cs *circuits) lookupOrRecord(c prover.Circuit, key srs.RecordingKey, capac
 // the recorder's buffers sized by capacity; a PartedCircuit's parts are recorded
 // concurrently instead, beside the key's synthesis (recordParts). It returns the key and
 // the finished recording, its spare capacity trimmed (trimRecording).
-func (cs *circuits) record(c prover.Circuit, capacity r1cs.Capacity) (srs.RecordingKey, *r1cs.Shape, error) {
-	var key srs.RecordingKey
-	var s *r1cs.Shape
-	var err error
+func (cs *circuits) record(c prover.Circuit, capacity r1cs.Capacity) (key srs.RecordingKey, s *r1cs.Shape, err error) {
+	if cs.onRecord != nil {
+		// Recording a large circuit takes minutes on its first use: the caller shows it.
+		end := cs.onRecord(c.ID())
+		defer func() { end(err) }()
+	}
 	if pc, ok := c.(prover.PartedCircuit); ok && partWorkers() > 0 {
 		key, s, err = recordParts(c, pc, capacity, partWorkers())
 		if err != nil && cs.log != nil {

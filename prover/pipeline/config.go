@@ -24,7 +24,8 @@ type Config struct {
 	// evictions into out-of-memory errors.
 	DeviceBudget int64 `toml:"device_budget"`
 
-	// SynthesisWorkers partitions synthesize at once (each holds one working set).
+	// SynthesisWorkers partitions synthesize at once (each holds one working set). 0:
+	// automatic, a quarter of the CPUs (at least one); see Resolved.
 	SynthesisWorkers int `toml:"synthesis_workers"`
 	// CriticalWorkers are synthesis workers, besides SynthesisWorkers, that take only
 	// Critical partitions (Winning PoSt, preloads). A worker holds its partition while it
@@ -90,12 +91,12 @@ type Config struct {
 	TraceEvents int `toml:"trace_events"`
 }
 
-// DefaultConfig sizes the pipeline for this machine.
+// DefaultConfig is the default configuration. Its machine-dependent sizes are 0
+// (automatic) so that a written-out default stays right on another machine; New applies
+// Resolved.
 func DefaultConfig() Config {
-	cpus := runtime.NumCPU()
 	return Config{
 		SafetyMargin:     5 << 30,
-		SynthesisWorkers: max(1, cpus/4),
 		CriticalWorkers:  1,
 		HandoffDepth:     2,
 		WorkersPerDevice: 2,
@@ -107,6 +108,14 @@ func DefaultConfig() Config {
 	}
 }
 
+// Resolved returns the configuration with its automatic (0) sizes set for this machine.
+func (c Config) Resolved() Config {
+	if c.SynthesisWorkers == 0 {
+		c.SynthesisWorkers = max(1, runtime.NumCPU()/4)
+	}
+	return c
+}
+
 // Validate checks the configuration.
 func (c Config) Validate() error {
 	var errs []error
@@ -116,7 +125,7 @@ func (c Config) Validate() error {
 		}
 	}
 	check(c.HostBudget >= 0 && c.DeviceBudget >= 0 && c.SafetyMargin >= 0, "budgets must not be negative")
-	check(c.SynthesisWorkers >= 1, "SynthesisWorkers %d < 1", c.SynthesisWorkers)
+	check(c.SynthesisWorkers >= 0, "SynthesisWorkers %d < 0", c.SynthesisWorkers)
 	check(c.CriticalWorkers >= 0, "CriticalWorkers %d < 0", c.CriticalWorkers)
 	check(c.EvalTasks >= 0, "EvalTasks %d < 0", c.EvalTasks)
 	check(c.HandoffDepth >= 1, "HandoffDepth %d < 1", c.HandoffDepth)

@@ -106,6 +106,20 @@ func (j *Job) Await(ctx context.Context) (Result, error) {
 	return j.res, j.err
 }
 
+// Progress returns the timings of the partitions proved so far (in submission order,
+// those not yet proved left out), for live status while the job runs.
+func (j *Job) Progress() []PartitionTiming {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	var out []PartitionTiming
+	for _, t := range j.res.Timings {
+		if !t.Done.IsZero() {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // Done is closed when the job has finished.
 func (j *Job) Done() <-chan struct{} { return j.done }
 

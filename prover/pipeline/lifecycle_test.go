@@ -279,7 +279,7 @@ func TestConfigValidate(t *testing.T) {
 		t.Fatal(err)
 	}
 	bad := DefaultConfig()
-	bad.SynthesisWorkers, bad.HandoffDepth = 0, 0
+	bad.SynthesisWorkers, bad.HandoffDepth = -1, 0
 	err := bad.Validate()
 	if err == nil || !strings.Contains(err.Error(), "SynthesisWorkers") || !strings.Contains(err.Error(), "HandoffDepth") {
 		t.Fatalf("Validate: %v", err)

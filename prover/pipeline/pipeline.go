@@ -53,6 +53,10 @@ type Deps struct {
 	// probe is a whole synthesis (about a minute for a 32 GiB PoRep partition, three for a
 	// Window PoSt one), paid at every start before the first proof. Empty: always probe.
 	CodeID string
+	// OnRecord, when set, is called as a circuit's recording starts (the first use of a
+	// circuit without a stored recording: minutes at 32 GiB); the function it returns is
+	// called when it ends, with its error. For progress reports.
+	OnRecord func(id prover.CircuitID) (end func(error))
 }
 
 // ErrClosed is returned by Submit and Preload after Close.
@@ -106,6 +110,7 @@ func New(cfg Config, deps Deps) (*Pipeline, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	cfg = cfg.Resolved()
 	if len(deps.Backends) == 0 || (deps.Params == nil && deps.Keys == nil) {
 		return nil, errors.New("pipeline: at least one backend and a parameter or key source are required")
 	}
@@ -164,6 +169,7 @@ func New(cfg Config, deps Deps) (*Pipeline, error) {
 	// Started here, as the freer is: Preload and Evict work before Start, and an
 	// eviction's release waits for its circuit's pending save.
 	p.circuits.log = logger
+	p.circuits.onRecord = deps.OnRecord
 	p.saver = newRecordingSaver(p.circuits.saveIfAbsent, logger, p.metrics.recordingSaves)
 	p.saver.Start()
 	p.synth = &synthStage{p: p}

@@ -33,15 +33,24 @@ func (f Files) Params(ctx context.Context, id prover.CircuitID, shape *r1cs.Shap
 
 // Dev generates dev parameters (random toxic waste: for tests and benchmarks only) once per
 // recorded shape, caching them in Cache.
-type Dev struct{ Cache DirCache }
+type Dev struct {
+	Cache DirCache
+	// Progress, when set, follows a generation (not a read from the cache): it is called
+	// with done of total work units while the setup runs (groth16.SetupProgress).
+	Progress func(id prover.CircuitID, done, total int64)
+}
 
 // Params returns dev parameters for shape, generating and caching them on first use.
-func (d Dev) Params(ctx context.Context, _ prover.CircuitID, shape *r1cs.Shape) (*groth16.Params, error) {
+func (d Dev) Params(ctx context.Context, id prover.CircuitID, shape *r1cs.Shape) (*groth16.Params, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	var progress groth16.SetupProgress
+	if d.Progress != nil {
+		progress = func(done, total int64) { d.Progress(id, done, total) }
+	}
 	path, err := d.Cache.GetOrBuild(DevParamsName(shape), func(tmp string) error {
-		p, err := groth16.DevSetup(shape, nil)
+		p, err := groth16.DevSetupProgress(shape, nil, progress)
 		if err != nil {
 			return err
 		}

@@ -83,11 +83,16 @@ type JobInfo struct {
 	Priority   string
 	State      string // "queued", "running", "done", "failed", "cancelled"
 	Partitions int
-	Submitted  time.Time
-	Finished   time.Time `json:",omitempty"`
-	Error      string    `json:",omitempty"`
-	ErrorCode  Code      `json:",omitempty"`
-	Timings    []StageTiming
+	// PartitionsDone counts the partitions proved so far; while the job runs, Timings has
+	// theirs.
+	PartitionsDone int `json:",omitempty"`
+	// Sector names what is proved: "miner 1000 sector 7", or the miner and PoSt sectors.
+	Sector    string `json:",omitempty"`
+	Submitted time.Time
+	Finished  time.Time `json:",omitempty"`
+	Error     string    `json:",omitempty"`
+	ErrorCode Code      `json:",omitempty"`
+	Timings   []StageTiming
 }
 
 // JobResult is a finished job: SealCommit2 fills Proof, PoSt jobs fill PoSt.

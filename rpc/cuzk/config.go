@@ -24,8 +24,9 @@ const maxMessageBytes = 1<<31 - 1
 type Config struct {
 	// Enabled starts the endpoint in the daemon.
 	Enabled bool `toml:"enabled"`
-	// Listen is "unix:///path/to.sock" (or "unix:/path") or "host:port", the value to
-	// put in Curio's [Cuzk] Address (TOML key "address", as there).
+	// Listen is "host:port", "unix:///abs/path.sock" or "unix:relative/path.sock", the
+	// value to put in Curio's [Cuzk] Address (TOML key "address", as there). The default
+	// is the address Curio's documentation uses for a cuzk daemon.
 	Listen string `toml:"address"`
 	// SocketMode is the unix socket's file mode (default 0600: only the daemon's user).
 	SocketMode os.FileMode `toml:"socket_mode"`
@@ -39,10 +40,15 @@ type Config struct {
 	JobIDs int `toml:"job_ids"`
 }
 
-// DefaultConfig is off, and when turned on listens on an owner-only unix socket.
+// DefaultAddress is where Curio's documentation tells [Cuzk] Address to find a cuzk
+// daemon: a loopback TCP port, reachable only from the machine itself.
+const DefaultAddress = "127.0.0.1:9820"
+
+// DefaultConfig is off, and when turned on listens where Curio's documentation expects
+// a cuzk daemon (loopback only).
 func DefaultConfig() Config {
 	return Config{
-		Listen:          "unix:///run/snarkpipe/cuzk.sock",
+		Listen:          DefaultAddress,
 		SocketMode:      0o600,
 		MaxMessageBytes: MinMessageBytes,
 		JobIDs:          4096,
@@ -76,7 +82,10 @@ type endpoint struct {
 }
 
 func (c Config) endpoint() (endpoint, error) {
-	if path, ok := unixPath(c.Listen); ok {
+	if path, ok, err := unixPath(c.Listen); ok {
+		if err != nil {
+			return endpoint{}, err
+		}
 		if path == "" {
 			return endpoint{}, fmt.Errorf("cuzk: address %q: empty socket path", c.Listen)
 		}
@@ -99,16 +108,34 @@ func (c Config) endpoint() (endpoint, error) {
 	return endpoint{network: "tcp", address: c.Listen, allow: allow}, nil
 }
 
-// unixPath recognises "unix:///abs/path", "unix://rel" and "unix:path" (gRPC's forms).
-func unixPath(listen string) (string, bool) {
+// unixPath recognises the unix socket forms Curio's gRPC client can dial: "unix:///abs"
+// and "unix:path" (relative, or "unix:/abs"). "unix://x/..." is refused: gRPC reads x as
+// the URL's authority, and its unix resolver rejects a non-empty authority, so Curio
+// could never connect to the socket the daemon opened.
+func unixPath(listen string) (path string, isUnix bool, err error) {
 	rest, ok := strings.CutPrefix(listen, "unix:")
 	if !ok {
-		return "", false
+		return "", false, nil
 	}
-	if p, ok := strings.CutPrefix(rest, "//"); ok {
-		return p, true
+	after, ok := strings.CutPrefix(rest, "//")
+	if !ok {
+		return rest, true, nil
 	}
-	return rest, true
+	if after != "" && !strings.HasPrefix(after, "/") {
+		return "", true, &AddressError{Address: listen, Reason: fmt.Sprintf(
+			"%q is read as the authority of a unix:// URL, which Curio's gRPC client refuses; "+
+				"write unix:///absolute/path or unix:%s (relative to the daemon's working directory)", strings.SplitN(after, "/", 2)[0], after)}
+	}
+	return after, true, nil
+}
+
+// AddressError is an address that Curio could not dial.
+type AddressError struct {
+	Address, Reason string
+}
+
+func (e *AddressError) Error() string {
+	return fmt.Sprintf("cuzk: address %q: %s", e.Address, e.Reason)
 }
 
 // isLoopbackHost accepts "localhost" and loopback IP literals. An empty host or an

@@ -20,16 +20,16 @@
 // in progress, none as pending, so Curio's sum is the number of jobs in flight.
 //
 // Curio's client sends no credentials, so the listener is the access control
-// (config.go, listen.go): an owner-only unix socket by default, loopback TCP, or a TCP
-// address with an explicit allowlist of peers. A daemon configured with
+// (config.go, listen.go): loopback TCP by default, at 127.0.0.1:9820 where Curio's
+// documentation expects a cuzk daemon; an owner-only unix socket ("unix:///abs/path" or
+// "unix:relative/path", the forms Curio's gRPC client dials); or a TCP address with an
+// explicit allowlist of peers. A daemon configured with
 //
 //	[cuzk]
 //	enabled = true
-//	address = "unix:///run/snarkpipe/cuzk.sock"
 //
-// serves a Curio node (running as the same user, or with socket_mode widened to its
-// group) whose configuration says
+// serves a Curio node on the same machine whose configuration says
 //
 //	[Cuzk]
-//	Address = "unix:///run/snarkpipe/cuzk.sock"
+//	Address = "127.0.0.1:9820"
 package cuzk

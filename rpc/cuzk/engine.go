@@ -36,6 +36,8 @@ func (e *engine) submit(ctx context.Context, req *cuzkpb.SubmitProofRequest) (st
 	id, err := submit(ctx, e.svc, req)
 	if err != nil {
 		if _, ok := status.FromError(err); ok {
+			// Refused before the service saw it (the service logs its own refusals).
+			e.log.Warn("cuzk: request refused", "request", req.GetRequestId(), "err", err)
 			return "", "", err
 		}
 		if ctx.Err() != nil && sealer.CodeOf(err) != sealer.CodeInvalidInput {
@@ -45,6 +47,7 @@ func (e *engine) submit(ctx context.Context, req *cuzkpb.SubmitProofRequest) (st
 	}
 	jobID, first := e.jobs.add(req.GetRequestId(), id)
 	if first {
+		e.log.Info("cuzk: request accepted", "request", req.GetRequestId(), "job", id)
 		go e.jobs.watch(e.ctx, e.svc, id)
 	}
 	return jobID, id, nil

@@ -103,7 +103,8 @@ func requireAdmin(verify TokenVerifier, next http.Handler) http.Handler {
 		}
 		perms, err := verify(r.Context(), token)
 		if err != nil {
-			writeRPCError(w, http.StatusUnauthorized, "invalid token: "+err.Error())
+			writeRPCError(w, http.StatusUnauthorized, "invalid token: "+err.Error()+
+				" (this is a lotus worker endpoint: it takes lotus-miner's admin tokens, the one in MINER_API_INFO, not tokens from snarkpipe auth)")
 			return
 		}
 		if !slices.Contains(perms, auth.Permission("admin")) {

@@ -83,6 +83,7 @@ func New(cfg Config, deps Deps) (*Worker, error) {
 		w.mux.Handle(role.Path(), requireAdmin(deps.Verify, srv))
 		w.roles = append(w.roles, rw)
 	}
+	w.mux.Handle("/", notFound(cfg.Roles))
 	for _, rw := range w.roles {
 		if err := rw.recoverCalls(); err != nil {
 			w.Close()
