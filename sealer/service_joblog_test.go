@@ -1,11 +1,9 @@
 package sealer_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,29 +13,11 @@ import (
 	"github.com/snarkpipe/snarkpipe/sealer/sealertest"
 )
 
-// syncBuffer is a log sink safe for the job watcher's goroutine.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestJobLog: a job logs its start and end with id, sector, proof type and time; a
 // refused request (a garbage C1) logs why, naming the sector.
 func TestJobLog(t *testing.T) {
 	sec := newServiceSector(t)
-	var buf syncBuffer
+	var buf sealertest.LogBuffer
 	s, _ := sealertest.CPUService(t, sealer.DefaultConfig(), sealer.Deps{Log: slog.New(slog.NewTextHandler(&buf, nil))})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

@@ -1,10 +1,8 @@
 package lotus_test
 
 import (
-	"bytes"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,27 +14,10 @@ import (
 	"github.com/snarkpipe/snarkpipe/sealer/sealertest"
 )
 
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestWorkerGarbageC1LoggedOnWorker: a C1 output the service refuses is reported to the
 // miner and logged on the worker's side too, naming the sector.
 func TestWorkerGarbageC1LoggedOnWorker(t *testing.T) {
-	var logs lockedBuffer
+	var logs sealertest.LogBuffer
 	svc, _ := sealertest.CPUService(t, sealer.DefaultConfig(), sealer.Deps{Log: slog.New(slog.NewTextHandler(&logs, nil))})
 	m := newTestMiner(t)
 	w, _ := startWorker(t, testConfig(), t.TempDir(), svc, m)

@@ -3,11 +3,11 @@ package gpu
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
-	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
 	"github.com/snarkpipe/snarkpipe/cuda"
 )
@@ -152,24 +152,12 @@ func TestArithAgree(t *testing.T) {
 			for _, b := range []*Backend{bi, bf} {
 				got := slices_clone(v)
 				deviceNTT(t, b, got, d.Generator, dit, 0)
-				if !equalFr(got, want) {
+				if !slices.Equal(got, want) {
 					t.Errorf("%s NTT 2^%d dit=%v differs from gnark-crypto", b.arith.Arith, lg, dit)
 				}
 			}
 		}
 	}
-}
-
-func equalFr(a, b []fr.Element) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestMSMUnderMemoryCap: under ever tighter device-memory caps the MSMs fit their batches
