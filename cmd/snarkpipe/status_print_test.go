@@ -51,3 +51,15 @@ func TestPrintStatusReadable(t *testing.T) {
 		}
 	}
 }
+
+// TestPrintStatusNamesGPUs: each GPU's line (device, code, memory and cap, arithmetic and
+// why, as the backend reports it) is shown.
+func TestPrintStatusNamesGPUs(t *testing.T) {
+	line := "NVIDIA H200 (sm_90, 132 SMs, sm_90 code); memory 139.8 GiB, capped at 22.0 GiB; arithmetic fp64 (auto: FP64 at 1/2 of the FP32 rate on sm_90)"
+	st := &api.Status{Backend: "gpu: gpu0 (NVIDIA H200)", Devices: []string{line}}
+	var sb strings.Builder
+	printStatus(&sb, st)
+	if !strings.Contains(sb.String(), "gpu0: "+line+"\n") {
+		t.Errorf("status lacks the GPU line:\n%s", sb.String())
+	}
+}
