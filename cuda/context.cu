@@ -279,6 +279,7 @@ snarkpipe_status* snarkpipe_ctx_create(int32_t device, snarkpipe_ctx** out) {
     SP_CUDA(cudaSetDevice(device));
     SP_CUDA(cudaDeviceGetAttribute(&ctx->sm_count, cudaDevAttrMultiProcessorCount, device));
     SP_CUDA(cudaDeviceGetAttribute(&ctx->smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    SP_CUDA(cudaDeviceGetAttribute(&ctx->smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
     SP_CUDA(cudaDeviceGetAttribute(&ctx->threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
     ctx->arith = SNARKPIPE_ARITH_FP64;
     SP_CUDA(cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking));

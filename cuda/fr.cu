@@ -13,14 +13,20 @@ const NttOps& ops(const snarkpipe_ctx* ctx) {
   return ctx->arith == SNARKPIPE_ARITH_INT ? ntt_ops_int() : ntt_ops_fp64();
 }
 
-// ntt_flags: the transform flags with the tile the device's shared memory holds: tiles of
-// 2^11 elements (86 KB with the FP64 twiddles) fit every card the library is built for
-// (sm_80 to sm_120 opt into 99 KB or more per block); a device with less gets 2^10.
+// ntt_flags: the transform flags with the tile chosen from the device's shared memory
+// when the caller leaves it to the library: tiles of 2^11 elements where two or more
+// blocks of them fit a multiprocessor (the H200 holds three, the A100 two), else 2^10
+// (cards with 100 KB per multiprocessor, sm_86/89/120, hold one block of 2^11 but two of
+// 2^10; not measured on such a card yet), and 2^10 where a 2^11 block does not fit at all.
+// A block of a 2^27 transform's passes (9 stages each) takes the tile plus 256 twiddles
+// of up to 40 bytes, and the device reserves 1 KB per block.
 int32_t ntt_flags(const snarkpipe_ctx* ctx, int32_t flags) {
   constexpr int32_t kTileBits = 0x1f << 8;
-  constexpr int kLargeTileBytes = 86016;  // ntt_pass_smem(11) of the FP64 build (ntt.cuh)
-  if ((flags & kTileBits) == 0 && ctx->smem_optin > 0 && ctx->smem_optin < kLargeTileBytes) flags |= 10 << 8;
-  return flags;
+  if ((flags & kTileBits) != 0 || ctx->smem_optin <= 0) return flags;
+  constexpr int kLargeBlock = (1 << 11) * 32 + 256 * 40 + 1024;
+  constexpr int kLargeTileMax = 86016;  // ntt_pass_smem(11) of the FP64 build (ntt.cuh): passes of 10 stages
+  const bool large = ctx->smem_optin >= kLargeTileMax && ctx->smem_per_sm >= 2 * kLargeBlock;
+  return large ? flags : flags | (10 << 8);
 }
 
 template <class F>

@@ -21,6 +21,7 @@ struct snarkpipe_ctx {
   // Per-device figures read at creation for kernel parameters: the most dynamic shared
   // memory a block may opt into, and the threads a multiprocessor holds at once.
   int smem_optin;
+  int smem_per_sm;
   int threads_per_sm;
   // arith: the Fr product of the NTTs and the quotient (snarkpipe_ctx_set_arith):
   // SNARKPIPE_ARITH_FP64 or SNARKPIPE_ARITH_INT.
