@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -22,11 +24,17 @@ import (
 
 // The operator's guide (docs/guide) is exercised here where it can run without a GPU:
 // its configuration files pass `snarkpipe config check`, every snarkpipe command line in
-// its shell blocks and systemd units names an existing command and existing flags, and the
-// Curio set-up it describes serves a Curio-style proof that then shows in `status`, in
-// /metrics and in the daemon's start lines. The lotus-miner set-up (`worker run` with
-// MINER_API_INFO and roles) runs against the kit's simulated lotus-miner; the lotus tests
-// (lotus_test.go) drive every role in depth.
+// its shell blocks and systemd units names an existing command and existing flags, every
+// configuration key it names exists, the README's first run works as written (the daemon
+// prints the start lines the page shows, `status` finds it without flags), and the Curio
+// set-up it describes serves a Curio-style proof that then shows in `status` (found
+// through state_dir), in /metrics and in the log lines the page shows. The lotus-miner
+// set-up (`worker run` with MINER_API_INFO and roles) runs against the kit's simulated
+// lotus-miner; the lotus tests (lotus_test.go) drive every role in depth.
+//
+// Output the pages quote (start lines, log lines) is compared line by line after
+// normalizeOutput: addresses, paths, session ids, timestamps and values differ between a
+// production host and a test, the words and fields must not.
 
 // guideDir is docs/guide, seen from this package's directory.
 const guideDir = "../docs/guide"
@@ -182,9 +190,11 @@ func snarkpipeCommands(text string) []guideCommand {
 
 // TestGuideCurio follows docs/guide/curio.md: a daemon with the page's [sealer] and
 // [cuzk] sections (the cuzk address moved to a free loopback port, the other listeners
-// and paths the kit's) prints the [Cuzk] Address to give Curio, serves a Curio-style
-// Winning PoSt through it, and the page's checks show the job: a read token from
-// `snarkpipe auth create-token`, `snarkpipe status`, /healthz and /metrics.
+// and paths the kit's) prints the start lines the page shows, with the [Cuzk] Address to
+// give Curio, serves a Curio-style Winning PoSt through it, and the page's checks show the
+// job: `snarkpipe status --config` (the page's configuration sets state_dir), status from
+// another user with a read token from `snarkpipe auth create-token`, the job's log lines
+// as the page quotes them, /healthz and /metrics.
 func TestGuideCurio(t *testing.T) {
 	var daemonBlock string
 	for _, blk := range guideBlocks(t, "toml")["curio.md"] {
@@ -194,6 +204,14 @@ func TestGuideCurio(t *testing.T) {
 	}
 	if daemonBlock == "" {
 		t.Fatal("curio.md has no snarkpipe configuration with a [cuzk] section")
+	}
+	// The page's `status --config` relies on state_dir in its configuration (the kit sets
+	// its own state_dir, the data directory, below).
+	var top struct {
+		StateDir string `toml:"state_dir"`
+	}
+	if _, err := toml.Decode(daemonBlock, &top); err != nil || top.StateDir == "" {
+		t.Errorf("curio.md's configuration sets no state_dir (%v), but the page runs status with only --config", err)
 	}
 	// The kit writes the top-level keys (loopback listeners on free ports, dev
 	// parameters, token secret in the data directory); the page's sections follow.
@@ -224,29 +242,42 @@ func TestGuideCurio(t *testing.T) {
 		t.Fatalf("proof: %v", err)
 	}
 
-	// The start lines (all printed once the endpoint has answered) name the address.
-	if want := fmt.Sprintf("Curio: set [Cuzk] Address = %q", cuzkAddr); !strings.Contains(d.Log(), want) {
+	// The start lines (all printed once the endpoint has answered) name the address, and
+	// are the lines the page shows.
+	if want := fmt.Sprintf("Curio (cuzk)      %s: in Curio's config, [Cuzk] Address = %q", cuzkAddr, cuzkAddr); !strings.Contains(d.Log(), want) {
 		t.Errorf("start lines lack %q:\n%s", want, d.Log())
 	}
+	checkQuotedOutput(t, "curio.md", "snarkpipe daemon: ", d.Log(), skipServable)
 
-	// "Checking that Curio's tasks arrive", 1: status with a read token.
+	// "Checking that Curio's tasks arrive", 1: status with the daemon's configuration
+	// finds it (api file and read token in state_dir)...
 	bin := kit.Binary(t)
 	conf := filepath.Join(d.DataDir, "daemon.toml")
-	if out, err := runSnarkpipe(bin, "", "status", "--daemon", "http://"+d.Addr); err == nil || !strings.Contains(out, "need 'read'") {
-		t.Errorf("status without a token: err %v, want a missing-permission error:\n%s", err, out)
-	}
-	token, err := runSnarkpipe(bin, "", "auth", "create-token", "--perm", "read", "--config", conf)
+	out, err := runSnarkpipe(bin, "", "status", "--config", conf)
 	if err != nil {
-		t.Fatalf("auth create-token: %v\n%s", err, token)
-	}
-	out, err := runSnarkpipe(bin, strings.TrimSpace(token), "status", "--daemon", "http://"+d.Addr)
-	if err != nil {
-		t.Fatalf("status: %v\n%s", err, out)
+		t.Fatalf("status --config: %v\n%s", err, out)
 	}
 	if !regexp.MustCompile(`(?m)^winning-post\s+0\s+0\s+1\s+0\s*$`).MatchString(out) ||
 		!regexp.MustCompile(`(?m)\sStackedDrgWinning2KiBV1\s+done\s`).MatchString(out) {
 		t.Errorf("status does not show one done winning-post job:\n%s", out)
 	}
+	// ... and from another user: an address without a token is refused with the command
+	// that makes one; a read token from `auth create-token` is enough.
+	if out, err := runSnarkpipe(bin, "", "status", "--daemon", "http://"+d.Addr); err == nil || !strings.Contains(out, "need 'read'") ||
+		!strings.Contains(out, "snarkpipe auth create-token --perm read") {
+		t.Errorf("status without a token: err %v, want a missing-permission error naming auth create-token:\n%s", err, out)
+	}
+	token, err := runSnarkpipe(bin, "", "auth", "create-token", "--perm", "read", "--config", conf)
+	if err != nil {
+		t.Fatalf("auth create-token: %v\n%s", err, token)
+	}
+	if out, err := runSnarkpipe(bin, strings.TrimSpace(token), "status", "--daemon", "http://"+d.Addr); err != nil ||
+		!regexp.MustCompile(`(?m)^winning-post\s+0\s+0\s+1\s+0\s*$`).MatchString(out) {
+		t.Errorf("status --daemon with a read token (%v) does not show the job:\n%s", err, out)
+	}
+
+	// 4: the job's log lines, as the page shows them.
+	checkQuotedOutput(t, "curio.md", "job started", waitLog(t, d, "job done"), nil)
 
 	// 2: /healthz and /metrics.
 	maddr := d.MetricsAddr()
@@ -268,8 +299,9 @@ func TestGuideCurio(t *testing.T) {
 // TestGuideLotus follows docs/guide/lotus.md against the kit's simulated lotus-miner: the
 // page's `snarkpipe worker run` (MINER_API_INFO in the environment, --role, --listen,
 // --state-dir) registers the winpost role, which prints its URL and logs its registration;
-// the miner's Winning PoSt is proved there, and `snarkpipe status` on the worker's native
-// API shows the job.
+// the miner's Winning PoSt is proved there and logged (job started, job done), the start
+// lines are those the page shows (for the role it runs), and `snarkpipe status --config`
+// finds the worker through its state_dir and shows the job.
 func TestGuideLotus(t *testing.T) {
 	m := kit.StartLotusMiner(t, kit.LotusMinerOptions{})
 	dir := t.TempDir()
@@ -296,50 +328,301 @@ func TestGuideLotus(t *testing.T) {
 	if !strings.Contains(d.Log(), "registered with the miner") {
 		t.Errorf("no registration line in the worker's log:\n%s", d.Log())
 	}
-	bin := kit.Binary(t)
-	token, err := runSnarkpipe(bin, "", "auth", "create-token", "--perm", "read", "--config", filepath.Join(dir, "daemon.toml"))
-	if err != nil {
-		t.Fatalf("auth create-token: %v\n%s", err, token)
+	// The start lines the page shows (the roles this worker runs), and the job in the log.
+	checkQuotedOutput(t, "lotus.md", "snarkpipe worker: ", d.Log(), func(line string) bool {
+		if skipServable(line) {
+			return true
+		}
+		role, ok := strings.CutPrefix(line, "role ")
+		return ok && !strings.HasPrefix(role, "winpost ")
+	})
+	log := waitLog(t, d, "job done")
+	for _, want := range []string{`job started	{"job": "winning-post-1", "sector": "miner 1000 sector 13"`, `job done	{"job": "winning-post-1"`} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the worker's log lacks %q:\n%s", want, log)
+		}
 	}
-	out, err := runSnarkpipe(bin, strings.TrimSpace(token), "status", "--daemon", "http://"+d.Addr)
+	// status with the worker's configuration finds it through state_dir, as the daemon.
+	out, err := runSnarkpipe(kit.Binary(t), "", "status", "--config", filepath.Join(dir, "daemon.toml"))
 	if err != nil || !regexp.MustCompile(`(?m)^winning-post\s+0\s+0\s+1\s+0\s*$`).MatchString(out) {
 		t.Errorf("status on the worker (%v) does not show one done winning-post job:\n%s", err, out)
 	}
 }
 
-// guideBlocks returns the fenced code blocks of one language of every guide page, by page.
-func guideBlocks(t *testing.T, lang string) map[string][]string {
+// TestGuideQuickStart runs the README's "First run" as written, on the CPU and without
+// parameter files, in a fresh home directory: the default configuration from `config
+// default` passes `config check`, `params list` runs, the daemon prints the start lines
+// the page shows, and `status` with no flag finds it through the api file in the default
+// state directory. Only the two fixed ports are moved to free ones (other tests and
+// daemons may hold 9830 and 9821).
+func TestGuideQuickStart(t *testing.T) {
+	bin := kit.Binary(t)
+	home := t.TempDir()
+	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
+		"FIL_PROOFS_PARAMETER_CACHE=" + filepath.Join(home, "params")}
+	run := func(args ...string) string {
+		t.Helper()
+		out, err := runSnarkpipeEnv(bin, env, args...)
+		if err != nil {
+			t.Fatalf("snarkpipe %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return out
+	}
+	conf := filepath.Join(home, "snarkpipe.toml")
+	def := run("config", "default")
+	listen := regexp.MustCompile(`(?m)^(listen|metrics_listen) = "127\.0\.0\.1:(9830|9821)"$`)
+	if n := len(listen.FindAllString(def, -1)); n != 2 {
+		t.Fatalf("config default: want listen 127.0.0.1:9830 and metrics_listen 127.0.0.1:9821, found %d of them:\n%s", n, def)
+	}
+	def = listen.ReplaceAllString(def, `$1 = "127.0.0.1:0"`)
+	if err := os.WriteFile(conf, []byte(def), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out := run("config", "check", conf); strings.TrimSpace(out) != "ok" {
+		t.Fatalf("config check: %q", out)
+	}
+	run("params", "list")
+
+	cmd := exec.Command(bin, "daemon", "--config", conf, "--backend", "cpu")
+	cmd.Env = append(os.Environ(), env...)
+	var buf syncBuffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			<-exited
+		}
+		if _, err := os.Stat(filepath.Join(home, ".config", "snarkpipe", "api")); !os.IsNotExist(err) {
+			t.Errorf("the api file outlived the daemon (%v)", err)
+		}
+		if t.Failed() {
+			t.Logf("daemon output:\n%s", buf.String())
+		}
+	}()
+	for deadline := time.Now().Add(time.Minute); !strings.Contains(buf.String(), "  local clients "); time.Sleep(20 * time.Millisecond) {
+		select {
+		case err := <-exited:
+			t.Fatalf("daemon exited: %v\n%s", err, buf.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no start lines after a minute:\n%s", buf.String())
+		}
+	}
+	out := run("status")
+	if !strings.Contains(out, "serves 0 proof types: none") || !strings.Contains(out, "\nqueue ") {
+		t.Errorf("status without flags:\n%s", out)
+	}
+	// The start lines are written at once: all there by the time status has answered.
+	checkQuotedOutput(t, "README.md", "snarkpipe daemon: ", buf.String(), nil)
+}
+
+// TestGuideConfigKeys checks that every configuration key the guide names as `[section]
+// key` or `key = value` is one `config default` prints (the toml blocks are checked whole
+// by TestGuideConfigs).
+func TestGuideConfigKeys(t *testing.T) {
+	out, err := runSnarkpipe(kit.Binary(t), "", "config", "default")
+	if err != nil {
+		t.Fatalf("config default: %v\n%s", err, out)
+	}
+	known := map[string]bool{}
+	section := ""
+	for _, line := range strings.Split(out, "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") {
+			section = strings.Trim(line, "[]")
+		} else if k, _, ok := strings.Cut(line, " = "); ok && !strings.HasPrefix(line, "#") {
+			known["["+section+"] "+k] = true
+		}
+	}
+	sectionKey := regexp.MustCompile("`\\[([a-z_0-9]+)\\] ([a-z_0-9]+)(?:`| =)")
+	assignment := regexp.MustCompile("`([a-z_0-9]+) = (\"[^\"`]*\"|[0-9.]+|true|false|\\[[^`]*\\])`")
+	checked := 0
+	for page, text := range guidePages(t) {
+		for _, m := range sectionKey.FindAllStringSubmatch(text, -1) {
+			if !known["["+m[1]+"] "+m[2]] {
+				t.Errorf("%s: no configuration key [%s] %s", page, m[1], m[2])
+			}
+			checked++
+		}
+		for _, m := range assignment.FindAllStringSubmatch(text, -1) {
+			found := false
+			for k := range known {
+				found = found || strings.HasSuffix(k, "] "+m[1])
+			}
+			if !found {
+				t.Errorf("%s: no configuration key %s", page, m[1])
+			}
+			checked++
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("only %d configuration keys found in the guide", checked)
+	}
+	t.Logf("%d mentions of configuration keys checked", checked)
+}
+
+// guidePages returns the text of every guide page, by file name.
+func guidePages(t *testing.T) map[string]string {
 	t.Helper()
 	pages, err := filepath.Glob(filepath.Join(guideDir, "*.md"))
 	if err != nil || len(pages) == 0 {
 		t.Fatalf("no guide pages in %s: %v", guideDir, err)
 	}
-	fence := regexp.MustCompile("(?ms)^\\s*```" + lang + "\\n(.*?)^\\s*```")
-	out := map[string][]string{}
+	out := map[string]string{}
 	for _, p := range pages {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, m := range fence.FindAllStringSubmatch(string(b), -1) {
-			out[filepath.Base(p)] = append(out[filepath.Base(p)], m[1])
+		out[filepath.Base(p)] = string(b)
+	}
+	return out
+}
+
+// guideBlocks returns the fenced code blocks of one language ("" for blocks without one,
+// such as quoted output) of every guide page, by page, with the fence's indentation removed.
+func guideBlocks(t *testing.T, lang string) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	for page, text := range guidePages(t) {
+		var blk []string
+		in, indent, blkLang := false, "", ""
+		for _, line := range strings.Split(text, "\n") {
+			trimmed := strings.TrimSpace(line)
+			if !in {
+				if rest, ok := strings.CutPrefix(trimmed, "```"); ok {
+					in, blkLang, blk = true, rest, nil
+					indent = line[:len(line)-len(strings.TrimLeft(line, " "))]
+				}
+				continue
+			}
+			if trimmed == "```" {
+				if blkLang == lang {
+					out[page] = append(out[page], strings.Join(blk, "\n")+"\n")
+				}
+				in = false
+				continue
+			}
+			blk = append(blk, strings.TrimPrefix(line, indent))
 		}
 	}
 	return out
 }
 
+// checkQuotedOutput finds the block of page whose first line contains first (output the
+// page quotes) and checks that each of its lines, normalized, is a line of out: a line
+// ending in "…" is a prefix. The block's first line is not compared when first ends in
+// ": " (a daemon's or worker's first start line names the backend and the parameters, which
+// differ between the page's GPU host and the test); skip leaves other lines out.
+func checkQuotedOutput(t *testing.T, page, first, out string, skip func(line string) bool) {
+	t.Helper()
+	var quoted string
+	for _, blk := range guideBlocks(t, "")[page] {
+		if line, _, _ := strings.Cut(blk, "\n"); strings.Contains(line, first) {
+			quoted = blk
+		}
+	}
+	if quoted == "" {
+		t.Errorf("%s quotes no output starting with %q", page, first)
+		return
+	}
+	var have []string
+	for _, line := range strings.Split(out, "\n") {
+		have = append(have, normalizeOutput(line))
+	}
+	lines := strings.Split(strings.TrimRight(quoted, "\n"), "\n")
+	if strings.HasSuffix(first, ": ") {
+		if !strings.HasPrefix(out, first) && !strings.Contains(out, "\n"+first) {
+			t.Errorf("%s: the output has no line starting with %q:\n%s", page, first, out)
+		}
+		lines = lines[1:]
+	}
+	for _, line := range lines {
+		if skip != nil && skip(strings.TrimSpace(line)) {
+			continue
+		}
+		want := normalizeOutput(line)
+		prefix := strings.HasSuffix(want, "…")
+		want = strings.TrimSuffix(want, "…")
+		found := false
+		for _, h := range have {
+			found = found || h == want || (prefix && strings.HasPrefix(h, want))
+		}
+		if !found {
+			t.Errorf("%s quotes a line the output lacks:\n  page:       %s\n  normalized: %s\noutput:\n%s", page, line, want, out)
+		}
+	}
+}
+
+// skipServable leaves out the start lines that list proof types, which depend on the
+// parameter files and the backend.
+func skipServable(line string) bool {
+	return strings.HasPrefix(line, "serves ") || strings.HasPrefix(line, "not served ")
+}
+
+var (
+	outTimestamp = regexp.MustCompile(`^\d{4}-\d\d-\d\dT[0-9:.]+Z\t`)
+	outCaller    = regexp.MustCompile(`\t[a-z0-9_/]+\.go:\d+\t`)
+	outValue     = regexp.MustCompile(`("[a-z_]+": )("[^"]*"|[0-9.]+)`)
+	outSession   = regexp.MustCompile(`\(session [0-9a-f-]+…?,`)
+	outAddr      = regexp.MustCompile(`\b\d+\.\d+\.\d+\.\d+:\d+\b`)
+	outPath      = regexp.MustCompile(`(^|[\s(])/[^\s)"',;]+`) // a file path, not a URL's
+)
+
+// normalizeOutput replaces in one output line what differs between hosts and runs:
+// timestamps, the caller of a log line, the values of its fields, session ids,
+// addresses and paths.
+func normalizeOutput(line string) string {
+	line = outTimestamp.ReplaceAllString(strings.TrimSpace(line), "")
+	line = outCaller.ReplaceAllString(line, "\tCALLER\t")
+	line = outValue.ReplaceAllString(line, "${1}V")
+	line = outSession.ReplaceAllString(line, "(session S,")
+	line = outAddr.ReplaceAllString(line, "ADDR")
+	return strings.Join(strings.Fields(outPath.ReplaceAllString(line, "${1}PATH")), " ")
+}
+
+// waitLog waits (up to 10 s) for a daemon's output to contain want, and returns it: the
+// job log's last line is written after the caller got its result.
+func waitLog(t *testing.T, d *kit.Daemon, want string) string {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if log := d.Log(); strings.Contains(log, want) {
+			return log
+		}
+	}
+	t.Errorf("no %q in the output within 10 s", want)
+	return d.Log()
+}
+
 // runSnarkpipe runs the binary with SNARKPIPE_API_TOKEN set to token (unset when empty)
 // and returns its combined output.
 func runSnarkpipe(bin, token string, args ...string) (string, error) {
+	var env []string
+	if token != "" {
+		env = []string{"SNARKPIPE_API_TOKEN=" + token}
+	}
+	return runSnarkpipeEnv(bin, env, args...)
+}
+
+// runSnarkpipeEnv runs the binary with env added to the environment (SNARKPIPE_API_TOKEN
+// unset unless env sets it) and returns its combined output.
+func runSnarkpipeEnv(bin string, env []string, args ...string) (string, error) {
 	cmd := exec.Command(bin, args...)
 	for _, e := range os.Environ() {
 		if !strings.HasPrefix(e, "SNARKPIPE_API_TOKEN=") {
 			cmd.Env = append(cmd.Env, e)
 		}
 	}
-	if token != "" {
-		cmd.Env = append(cmd.Env, "SNARKPIPE_API_TOKEN="+token)
-	}
+	cmd.Env = append(cmd.Env, env...)
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	err := cmd.Run()
@@ -358,6 +641,24 @@ func httpGet(t *testing.T, url string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// syncBuffer is a bytes.Buffer written by a process's stdout and stderr and read by the test.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // freeTCPPort is a loopback TCP port free right now.
