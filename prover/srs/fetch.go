@@ -165,14 +165,20 @@ type HTTPStatusError struct {
 
 func (e *HTTPStatusError) Error() string { return fmt.Sprintf("GET %s: %s", e.URL, e.Status) }
 
-// DigestMismatchError reports a file whose content does not have the manifest's
-// digest, after the download was repeated from scratch once.
+// DigestMismatchError reports a download whose content does not have the manifest's
+// digest; Fetch returns it after the download was repeated from scratch once (Downloads
+// is then 2).
 type DigestMismatchError struct {
 	Name, Want, Got string
+	Downloads       int
 }
 
 func (e *DigestMismatchError) Error() string {
-	return fmt.Sprintf("%s: digest %s, parameters.json says %s (downloaded twice; the gateway serves other content under this CID)", e.Name, e.Got, e.Want)
+	msg := fmt.Sprintf("%s: digest %s, parameters.json says %s", e.Name, e.Got, e.Want)
+	if e.Downloads > 1 {
+		msg += fmt.Sprintf(" (downloaded %d times: the gateway serves other content under this CID)", e.Downloads)
+	}
+	return msg
 }
 
 // Unwrap makes errors.Is(err, groth16.ErrDigestMismatch) hold.
@@ -330,7 +336,7 @@ func (f *fetcher) one(ctx context.Context, file RemoteFile) (res FetchResult) {
 			break
 		}
 		os.Remove(part)
-		mismatch := &DigestMismatchError{Name: file.Name, Want: strings.ToLower(file.Digest), Got: got}
+		mismatch := &DigestMismatchError{Name: file.Name, Want: strings.ToLower(file.Digest), Got: got, Downloads: pass + 1}
 		if pass == 1 {
 			res.State, res.Err = StateFailed, mismatch
 			return res

@@ -270,7 +270,7 @@ func TestFetchRefetchesCorruptDownload(t *testing.T) {
 		t.Fatalf("requests %+v, want two whole-file requests", reqs)
 	}
 	var mismatch *DigestMismatchError
-	if e := refetch.Load(); e == nil || !errors.As(e.Err, &mismatch) || mismatch.Want != files[0].Digest {
+	if e := refetch.Load(); e == nil || !errors.As(e.Err, &mismatch) || mismatch.Want != files[0].Digest || mismatch.Downloads != 1 {
 		t.Fatalf("refetch event %+v", e)
 	}
 	if res[0].State != StateFetched {
@@ -300,7 +300,7 @@ func TestFetchReportsDigestMismatch(t *testing.T) {
 	}
 	bad := content[0]
 	bad[len(bad)/3] ^= 1
-	if mismatch.Name != files[0].Name || mismatch.Want != files[0].Digest || mismatch.Got != groth16.Digest(bad) {
+	if mismatch.Name != files[0].Name || mismatch.Want != files[0].Digest || mismatch.Got != groth16.Digest(bad) || mismatch.Downloads != 2 {
 		t.Fatalf("mismatch %+v", mismatch)
 	}
 	for _, want := range []string{files[0].Name, files[0].Digest, mismatch.Got} {
