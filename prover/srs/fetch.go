@@ -420,8 +420,8 @@ func (f *fetcher) download(ctx context.Context, file RemoteFile, part string, re
 	}
 	have := fi.Size()
 	d := groth16.NewDigestWriter()
-	restart := func() error {
-		have, d = 0, groth16.NewDigestWriter()
+	restart := func() error { // d is shared with request: reset it in place
+		have, *d = 0, *groth16.NewDigestWriter()
 		return out.Truncate(0)
 	}
 	if file.Size > 0 && have > file.Size {
@@ -430,8 +430,10 @@ func (f *fetcher) download(ctx context.Context, file RemoteFile, part string, re
 		}
 	}
 	if have > 0 {
-		if n, err := f.hashPrefix(ctx, file.Name, part, have, d); err != nil || n != have {
-			return "", fmt.Errorf("reading %s: %v", part, err)
+		if n, err := f.hashPrefix(ctx, file.Name, part, have, d); err != nil {
+			return "", fmt.Errorf("reading %s: %w", part, err)
+		} else if n != have {
+			return "", fmt.Errorf("reading %s: %d of %d bytes", part, n, have)
 		}
 	}
 	res.ResumedFrom = have

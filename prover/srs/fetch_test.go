@@ -236,6 +236,28 @@ func TestFetchResumesCutTransfer(t *testing.T) {
 	})
 }
 
+// TestFetchGatewayIgnoresRange: a gateway that answers a Range request with the whole
+// file (200) gets the partial file replaced, not appended to, in one request.
+func TestFetchGatewayIgnoresRange(t *testing.T) {
+	files, content := testFiles(1, 100_000, 11)
+	g := newTestGateway(t, files, content)
+	g.hook = func(w http.ResponseWriter, r *http.Request, cid string, n int) bool {
+		w.Write(content[0]) // no Range support
+		return true
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, files[0].Name+".part"), content[0][:777], 0o644)
+	res, err := Fetch(context.Background(), testConfig(g, dir), files, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := g.requestsFor(files[0].CID)
+	if len(reqs) != 1 || reqs[0].rangeHeader != "bytes=777-" || res[0].Downloaded != files[0].Size {
+		t.Fatalf("requests %+v, result %+v", reqs, res[0])
+	}
+	checkDir(t, dir, files, content)
+}
+
 // corrupt serves the file with one byte flipped.
 func corrupt(w http.ResponseWriter, r *http.Request, data []byte) {
 	bad := bytes.Clone(data)
