@@ -240,6 +240,9 @@ func runFetch(ctx context.Context, w, progress io.Writer, terminal bool, cfg srs
 	if err == nil {
 		return nil
 	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("interrupted; partial downloads are kept as NAME.part in %s and resumed by the next run", cfg.Dir)
+	}
 	var ge *srs.GatewayError
 	if errors.As(err, &ge) {
 		return fmt.Errorf("%w (the gateway is %s: choose another with --gateway URL or $%s)", err, cfg.Gateway, envIPFSGateway)
@@ -270,6 +273,9 @@ func (r *fetchReporter) event(e srs.FetchEvent) {
 	switch e.Kind {
 	case srs.EventChecking:
 		f.done = e.Done
+	case srs.EventDamaged:
+		f.done = 0
+		line = fmt.Sprintf("%v: fetching it again", e.Err)
 	case srs.EventWaiting:
 		line = fmt.Sprintf("%s: another process is fetching it (%s.lock); waiting", e.File, e.File)
 	case srs.EventStart:

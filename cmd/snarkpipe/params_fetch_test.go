@@ -249,3 +249,18 @@ func TestParamsFetchUnreachableGateway(t *testing.T) {
 		t.Errorf("progress:\n%s", progress.String())
 	}
 }
+
+// TestParamsFetchInterrupted: a cancelled fetch (Ctrl-C) says that partial files are kept.
+func TestParamsFetchInterrupted(t *testing.T) {
+	gw := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer gw.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	cfg := srs.DefaultFetchConfig()
+	cfg.Dir, cfg.Gateway = t.TempDir(), gw.URL+"/ipfs/"
+	plan := []plannedFile{{types.ParamFile{Name: "x.vk", CID: "QmX", Digest: strings.Repeat("0", 32), Size: 10}, "x"}}
+	var out, progress bytes.Buffer
+	if err := runFetch(ctx, &out, &progress, false, cfg, plan); err == nil || !strings.Contains(err.Error(), "interrupted; partial downloads are kept as NAME.part in "+cfg.Dir) {
+		t.Fatalf("error %v", err)
+	}
+}

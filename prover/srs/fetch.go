@@ -129,6 +129,7 @@ type EventKind int
 // The events of a fetch, in the order a file meets them.
 const (
 	EventChecking EventKind = iota // hashing a present file (or a partial one before resuming): Done of Total bytes
+	EventDamaged                   // a present file has the wrong digest (Err): it is fetched again
 	EventWaiting                   // another process holds the file's lock
 	EventStart                     // a request is answered: Done is where it starts, Total the file size (0: unknown)
 	EventProgress                  // Done of Total bytes are on disk
@@ -361,7 +362,11 @@ func (f *fetcher) present(ctx context.Context, file RemoteFile, path string) (bo
 	if _, err := f.hashPrefix(ctx, file.Name, path, -1, d); err != nil {
 		return false, err
 	}
-	return strings.EqualFold(d.Digest(), file.Digest), nil
+	if got := d.Digest(); !strings.EqualFold(got, file.Digest) {
+		f.emit(FetchEvent{Kind: EventDamaged, File: file.Name, Err: &DigestMismatchError{Name: file.Name, Want: strings.ToLower(file.Digest), Got: got}})
+		return false, nil
+	}
+	return true, nil
 }
 
 // hashPrefix feeds the first n bytes of path (n < 0: all) into d, reporting

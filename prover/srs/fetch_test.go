@@ -442,9 +442,20 @@ func TestFetchPresentFiles(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, files[0].Name), content[0], 0o644)
 	os.WriteFile(filepath.Join(dir, files[1].Name), content[1][:5000], 0o644)
-	res, err := Fetch(context.Background(), testConfig(g, dir), files, nil)
+	var damaged []string
+	var mu sync.Mutex
+	res, err := Fetch(context.Background(), testConfig(g, dir), files, func(e FetchEvent) {
+		if e.Kind == EventDamaged {
+			mu.Lock()
+			damaged = append(damaged, e.Err.Error())
+			mu.Unlock()
+		}
+	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(damaged) != 1 || !strings.Contains(damaged[0], files[1].Name+": digest ") {
+		t.Errorf("damaged events %q", damaged)
 	}
 	if res[0].State != StatePresent || len(g.requestsFor(files[0].CID)) != 0 || res[1].State != StateFetched {
 		t.Fatalf("results %+v", res)
