@@ -236,6 +236,43 @@ func TestFetchResumesCutTransfer(t *testing.T) {
 	})
 }
 
+// TestFetchStalledTransfer: a transfer that stops sending without closing is cut after
+// StallTimeout and resumed.
+func TestFetchStalledTransfer(t *testing.T) {
+	files, content := testFiles(1, 200_000, 12)
+	g := newTestGateway(t, files, content)
+	g.hook = func(w http.ResponseWriter, r *http.Request, cid string, n int) bool {
+		if n > 0 {
+			return false
+		}
+		w.Header().Set("Content-Length", fmt.Sprint(len(content[0])))
+		w.Write(content[0][:50_000])
+		w.(http.Flusher).Flush()
+		<-r.Context().Done() // hang until the client gives up
+		return true
+	}
+	dir := t.TempDir()
+	cfg := testConfig(g, dir)
+	cfg.StallTimeout = 200 * time.Millisecond
+	var retryErr atomic.Pointer[error]
+	res, err := Fetch(context.Background(), cfg, files, func(e FetchEvent) {
+		if e.Kind == EventRetry {
+			retryErr.Store(&e.Err)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := g.requestsFor(files[0].CID)
+	if len(reqs) != 2 || reqs[1].rangeHeader != "bytes=50000-" || res[0].Requests != 2 {
+		t.Fatalf("requests %+v", reqs)
+	}
+	if e := retryErr.Load(); e == nil || !errors.Is(*e, errStalled) {
+		t.Fatalf("retry event error %v, want the stall", e)
+	}
+	checkDir(t, dir, files, content)
+}
+
 // TestFetchGatewayIgnoresRange: a gateway that answers a Range request with the whole
 // file (200) gets the partial file replaced, not appended to, in one request.
 func TestFetchGatewayIgnoresRange(t *testing.T) {
