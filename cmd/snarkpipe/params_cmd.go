@@ -64,8 +64,8 @@ var paramDirFlag = &cli.StringFlag{Name: "dir", Usage: "parameter directory (def
 
 var paramsCmd = &cli.Command{
 	Name:  "params",
-	Usage: "official parameter files: which exist, and whether they are intact",
-	Subcommands: []*cli.Command{{
+	Usage: "official parameter files: which exist, whether they are intact, and fetching them",
+	Subcommands: []*cli.Command{paramsFetchCmd, {
 		Name:  "list",
 		Usage: "list each proof type's parameter files and whether they are present",
 		Flags: []cli.Flag{paramDirFlag},

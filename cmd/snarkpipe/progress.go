@@ -27,6 +27,11 @@ type stepProgress struct {
 	drawnPct int
 	stop     chan struct{}
 	finished bool
+
+	// Byte mode (updateBytes: downloads): the bar also shows the amount, the rate of the
+	// bytes moved by this run and the time left at that rate.
+	bytes              bool
+	done, total, moved int64
 }
 
 // stderrIsTerminal says whether stderr is a character device (a terminal), without a
@@ -81,7 +86,47 @@ func (p *stepProgress) tick() {
 // p.mu held.
 func (p *stepProgress) draw(now time.Time) {
 	p.drawn, p.drawnPct = now, p.pct
+	if p.bytes {
+		fmt.Fprintf(p.w, "\r  %s %s %s\x1b[K", bar(p.pct, 20), p.amounts(now), elapsed(now.Sub(p.start)))
+		return
+	}
 	fmt.Fprintf(p.w, "\r  %s %s\x1b[K", bar(p.pct, 30), elapsed(now.Sub(p.start)))
+}
+
+// amounts is byte mode's "19.9 GB/47.4 GB 112.0 MB/s ETA 4m5s" (short enough for one line).
+func (p *stepProgress) amounts(now time.Time) string {
+	s := fmt.Sprintf("%s/%s", decimalBytes(p.done), decimalBytes(p.total))
+	secs := now.Sub(p.start).Seconds()
+	if p.moved <= 0 || secs <= 0 {
+		return s
+	}
+	rate := float64(p.moved) / secs
+	s += " " + decimalBytes(int64(rate)) + "/s"
+	if left := p.total - p.done; left > 0 {
+		s += " ETA " + time.Duration(float64(left)/rate*float64(time.Second)).Round(time.Second).String()
+	}
+	return s
+}
+
+// updateBytes reports done of total bytes, of which this run moved moved (the rate and
+// the time left are reckoned from moved).
+func (p *stepProgress) updateBytes(done, total, moved int64) {
+	p.mu.Lock()
+	p.bytes, p.done, p.total, p.moved = true, done, total, moved
+	p.mu.Unlock()
+	p.update(done, total)
+}
+
+// println prints a line while the step runs, keeping a terminal's bar below it.
+func (p *stepProgress) println(line string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.terminal || p.finished {
+		fmt.Fprintln(p.w, line)
+		return
+	}
+	fmt.Fprintf(p.w, "\r\x1b[K%s\n", line)
+	p.draw(time.Now())
 }
 
 // update reports done of total (total 0: unknown, the step shows its time only).
@@ -103,6 +148,10 @@ func (p *stepProgress) update(done, total int64) {
 	if p.pct/10 > p.lastPct/10 && p.pct < 100 {
 		p.lastPct = p.pct
 		p.lastLine = now
+		if p.bytes {
+			fmt.Fprintf(p.w, "%s: %d%% (%s) (%s)\n", p.label, p.pct, p.amounts(now), elapsed(now.Sub(p.start)))
+			return
+		}
 		fmt.Fprintf(p.w, "%s: %d%% (%s)\n", p.label, p.pct, elapsed(now.Sub(p.start)))
 	}
 }
@@ -143,4 +192,19 @@ func elapsed(d time.Duration) string {
 		return fmt.Sprintf("%.1fs", d.Seconds())
 	}
 	return d.Round(time.Second).String()
+}
+
+// decimalBytes writes a byte count in decimal units (47.4 GB), as download sizes are
+// usually given.
+func decimalBytes(n int64) string {
+	switch {
+	case n >= 1e9:
+		return fmt.Sprintf("%.1f GB", float64(n)/1e9)
+	case n >= 1e6:
+		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+	case n >= 1e3:
+		return fmt.Sprintf("%.1f kB", float64(n)/1e3)
+	default:
+		return fmt.Sprintf("%d B", n)
+	}
 }

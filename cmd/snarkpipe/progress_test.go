@@ -30,3 +30,26 @@ func TestProgressPlainLines(t *testing.T) {
 		t.Fatalf("terminal output %q", buf.String())
 	}
 }
+
+// TestProgressBytes: in byte mode the plain lines and the terminal bar show the amounts,
+// the rate of the bytes moved and the time left; println keeps the bar under the line.
+func TestProgressBytes(t *testing.T) {
+	var buf bytes.Buffer
+	p := newStepProgress(&buf, false, "parameter files (8)")
+	p.updateBytes(150e6, 1e9, 100e6)
+	p.println("  fetched x.vk")
+	p.finish(nil)
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != 4 || !strings.Contains(lines[1], "parameter files (8): 15% (150.0 MB/1.0 GB ") ||
+		!strings.Contains(lines[1], "/s ETA ") || lines[2] != "  fetched x.vk" {
+		t.Fatalf("%d lines:\n%s", len(lines), buf.String())
+	}
+	buf.Reset()
+	p = newStepProgress(&buf, true, "x")
+	p.updateBytes(500, 1000, 500)
+	p.println("  line")
+	p.finish(nil)
+	if out := buf.String(); !strings.Contains(out, "500 B/1.0 kB") || !strings.Contains(out, "\r\x1b[K  line\n\r  [") {
+		t.Fatalf("terminal output %q", out)
+	}
+}

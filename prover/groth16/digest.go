@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"os"
 	"strings"
@@ -25,6 +26,22 @@ func Digest(data []byte) string {
 	return hex.EncodeToString(sum[:DigestLen/2])
 }
 
+// DigestWriter accumulates the parameters.json-style digest of the bytes written to it,
+// so that a download can be checked as it is written.
+type DigestWriter struct{ h hash.Hash }
+
+// NewDigestWriter returns an empty digest.
+func NewDigestWriter() *DigestWriter {
+	h, _ := blake2b.New512(nil) // a nil key never fails
+	return &DigestWriter{h: h}
+}
+
+// Write adds p to the digest; it never fails.
+func (d *DigestWriter) Write(p []byte) (int, error) { return d.h.Write(p) }
+
+// Digest returns the digest of everything written so far.
+func (d *DigestWriter) Digest() string { return hex.EncodeToString(d.h.Sum(nil)[:DigestLen/2]) }
+
 // FileDigest streams the file at path through BLAKE2b-512 and returns its digest.
 func FileDigest(path string) (string, error) {
 	f, err := os.Open(path)
@@ -32,11 +49,11 @@ func FileDigest(path string) (string, error) {
 		return "", fmt.Errorf("groth16: digest: %w", err)
 	}
 	defer f.Close()
-	h, _ := blake2b.New512(nil) // a nil key never fails
-	if _, err := io.Copy(h, f); err != nil {
+	d := NewDigestWriter()
+	if _, err := io.Copy(d, f); err != nil {
 		return "", fmt.Errorf("groth16: digest %s: %w", path, err)
 	}
-	return hex.EncodeToString(h.Sum(nil)[:DigestLen/2]), nil
+	return d.Digest(), nil
 }
 
 // checkDigest compares the digest of data with want (case-insensitive hex).

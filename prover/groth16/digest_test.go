@@ -29,6 +29,12 @@ func TestDigestOfKnownFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	d := NewDigestWriter()
+	d.Write(raw[:1000])
+	d.Write(raw[1000:])
+	if d.Digest() != want {
+		t.Fatalf("DigestWriter = %s, want %s", d.Digest(), want)
+	}
 	if Digest(raw) != want {
 		t.Fatalf("Digest(bytes) = %s, want %s", Digest(raw), want)
 	}

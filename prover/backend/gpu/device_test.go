@@ -3,8 +3,8 @@ package gpu
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
