@@ -87,6 +87,7 @@ snarkpipe_status* snarkpipe_fr_quotient(snarkpipe_ctx* ctx, void* d_a, void* d_b
                       ntt_flags(ctx, 0), ctx->stream);
   });
 }
+
 snarkpipe_status* snarkpipe_fr_gen_scalars(snarkpipe_ctx* ctx, void* d_out, uint64_t n, uint64_t seed,
                                            uint32_t zero_permille, uint32_t one_permille, const void* h_one) {
   return guarded(ctx, [&] {

@@ -560,12 +560,18 @@ void msm_launch_segments(const MsmTuning& tu, unsigned blocks, cudaStream_t s, c
 #endif
 }
 
-// msm_segment_len: the entries per accumulation thread for m entries, as for the sorted
-// array (about 2^19 threads, [8, k_max]), but never more than nseg_max segments.
-inline uint32_t msm_segment_len(uint32_t m, uint64_t nseg_max, uint32_t k_max, int shift) {
-  uint32_t K = m >> shift;
+// msm_batch_segment_len: the entries per accumulation thread for batches of mmax entries.
+inline uint32_t msm_batch_segment_len(uint64_t mmax, int shift, uint32_t k_max) {
+  uint64_t K = mmax >> shift;
   if (K < 8) K = 8;
   if (K > k_max) K = k_max;
+  return uint32_t(K);
+}
+
+// msm_segment_len: the entries per accumulation thread for m entries, as for the sorted
+// array (msm_batch_segment_len), but never more than nseg_max segments.
+inline uint32_t msm_segment_len(uint32_t m, uint64_t nseg_max, uint32_t k_max, int shift) {
+  const uint32_t K = msm_batch_segment_len(m, shift, k_max);
   const uint64_t need = (uint64_t(m) + nseg_max - 1) / nseg_max;
   return need > K ? uint32_t(need) : K;
 }
@@ -588,14 +594,6 @@ PairsLeft msm_pair_rounds(MsmPairBuffers<F>& pb, uint32_t rounds, const GatherSr
     left.count = msm_pair_round<F>(pb, left.which, pb.out(in).src(), pb.keys(in), left.count, nkeys, c, start, end, s);
   }
   return left;
-}
-
-// msm_batch_segment_len: the entries per accumulation thread for batches of mmax entries.
-inline uint32_t msm_batch_segment_len(uint64_t mmax, int shift, uint32_t k_max) {
-  uint64_t K = mmax >> shift;
-  if (K < 8) K = 8;
-  if (K > k_max) K = k_max;
-  return uint32_t(K);
 }
 
 // msm_scratch_bytes: the device scratch of a batch of nw windows of count entries (sorted

@@ -46,7 +46,8 @@ type Config struct {
 	// the device, chooseArith).
 	Arith Arith
 	// MemoryLimit caps the device memory the library allocates on this device, in bytes
-	// (0: the device's own memory): past it an allocation fails with an out-of-memory
+	// (0: no cap of this backend's own; the cap is per process and device, and a later
+	// backend with a limit replaces it): past it an allocation fails with an out-of-memory
 	// error, as on a card of that size. It covers every allocation of the process on the
 	// device (keys, shapes, proof buffers, kernel scratch), not the CUDA context itself.
 	MemoryLimit uint64
@@ -209,14 +210,15 @@ func (b *Backend) newCtx() (cuda.Ctx, error) {
 	return ctx, nil
 }
 
-// setMemoryLimit sets the device's ledger limit (0: none). A library built before the
-// ledger existed cannot cap: asking it for a limit fails, none is fine.
+// setMemoryLimit sets the device's ledger limit. The ledger is the process's, so a
+// backend opened without a limit (0) leaves the device's as it is: it never lifts a cap
+// another backend on the same device set. A library built before the ledger existed
+// cannot cap: asking it for a limit fails.
 func setMemoryLimit(lib *cuda.Lib, device int, limit uint64) error {
-	err := lib.SetMemoryLimit(device, limit)
-	if limit == 0 && errors.Is(err, cuda.ErrMissingSymbol) {
+	if limit == 0 {
 		return nil
 	}
-	if err != nil {
+	if err := lib.SetMemoryLimit(device, limit); err != nil {
 		return fmt.Errorf("gpu backend: device memory limit %d bytes: %w", limit, err)
 	}
 	return nil
