@@ -16,6 +16,10 @@
 #   with the FP64 and the integer NTT products.
 # PHASE=porep32: 32 GiB PoRep, PROOFS (3) proofs with gpu_arith fp64, then int (the
 #   second reads the first's recordings).
+# PHASE=final: the library for sm_90 only (SP_ARCHS=90, half the build time), the GPU tests
+#   with both arithmetics, GPU=CPU proof bytes (fp64), 8 MiB and 512 MiB PoRep under a 4 GiB
+#   cap with both, and the 32 GiB PoRep with fp64 (PROOFS proofs): the re-check after
+#   changes to the MSM's memory sizing, in one call.
 # Logs come back in $OUT/port_logs.tgz; a summary is printed last.
 set -u
 OUTDIR=${OUT:-/tmp/port_out}
@@ -29,6 +33,10 @@ left() { echo $((${BUDGET:-540} - ($(date +%s) - T0))); }
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader | tee "$O/smi.txt"
 
 build_libs() {
+  if [ ! -f cuda/build/libsnarkpipe_cuda.so ] && [ -n "${SP_ARCHS:-}" ]; then
+    (time sh cuda/build.sh) >"$O/build_fat.log" 2>&1 || { el "build FAILED"; grep -hE "error" "$O/build_fat.log" cuda/build/*.log | head -30; exit 1; }
+    grep -E "^built|^real" "$O/build_fat.log"
+  fi
   if [ ! -f cuda/build/libsnarkpipe_cuda.so ]; then
     (time sh cuda/build.sh) >"$O/build_fat.log" 2>&1 &
     local fat=$!
@@ -78,8 +86,23 @@ tests)
     mv -f cuda/build/fat.so cuda/build/libsnarkpipe_cuda.so
   fi
   ;;
-caps)
+caps | final)
   build_libs
+  if [ "${PHASE}" = final ]; then
+    for a in fp64 int; do gpu_tests $a $a; done
+    equal_tests fp64 fp64
+    for size in 8MiB 512MiB; do
+      for a in fp64 int; do
+        timeout 150 "$B/snarkpipe" bench porep --size $size --proofs 2 --device-memory-limit 4 --gpu-arith $a \
+          --lib cuda/build/libsnarkpipe_cuda.so --json "$O/cap4_${size}_$a.json" >"$O/cap4_${size}_$a.txt" 2>&1
+        el "PoRep $size under 4 GiB, $a: rc=$?"; grep -E 'backend:|steady|peak GPU|verified|rror' "$O/cap4_${size}_$a.txt" | cut -c1-300 | head -6
+      done
+    done
+    timeout $(($(left) - 10)) "$B/snarkpipe" bench porep --size 32GiB --proofs ${PROOFS:-3} --gpu-arith fp64 \
+      --lib cuda/build/libsnarkpipe_cuda.so --json "$O/porep32_fp64.json" >"$O/porep32_fp64.txt" 2>&1
+    el "32 GiB PoRep fp64 rc=$?"; grep -E 'backend:|setup \(|first proof|steady|proving wall|peak|verified ' "$O/porep32_fp64.txt" | cut -c1-260
+    el "done"; exit 0
+  fi
   el "32 GiB PoRep under a 24 GiB cap (must fail fast)"
   s=$(date +%s%N)
   timeout 120 "$B/snarkpipe" bench porep --size 32GiB --proofs 1 --device-memory-limit 24 --lib cuda/build/libsnarkpipe_cuda.so \
