@@ -131,6 +131,18 @@ snarkpipe_status* snarkpipe_g2_msm(snarkpipe_ctx* ctx, const void* d_bases, cons
                                    uint64_t n, uint32_t window_bits, void* h_windows,
                                    uint32_t* nwins, uint32_t* c);
 
+/* The MSM above over bases in host memory (page-locked with snarkpipe_host_register for
+ * the copies to overlap the work: the memory tiers' streamed keys), copied to the device
+ * in chunks of `chunk` points (0 = sized from the device's spare memory) through two
+ * buffers; same windows out, one width for every chunk, the same point as the MSM over
+ * device bases. */
+snarkpipe_status* snarkpipe_g1_msm_host(snarkpipe_ctx* ctx, const void* h_bases, const void* d_scalars,
+                                        uint64_t n, uint64_t chunk, uint32_t window_bits, void* h_windows,
+                                        uint32_t* nwins, uint32_t* c);
+snarkpipe_status* snarkpipe_g2_msm_host(snarkpipe_ctx* ctx, const void* h_bases, const void* d_scalars,
+                                        uint64_t n, uint64_t chunk, uint32_t window_bits, void* h_windows,
+                                        uint32_t* nwins, uint32_t* c);
+
 /* Σ P_i over the set bits i < n of a host bitmap (bit i = word[i/32] >> (i%32) & 1 on
  * 32-bit words; a little-endian uint64 bitmap has the same bytes). One XYZZ to h_out. */
 snarkpipe_status* snarkpipe_g1_batch_add(snarkpipe_ctx* ctx, const void* d_bases, const void* h_bitmap,

@@ -121,6 +121,9 @@ type Lib struct {
 	frLincomb  func(Ctx, DevPtr, DevPtr, DevPtr, DevPtr, uint64, unsafe.Pointer) *cStatus
 	g1FixedMul func(Ctx, DevPtr, DevPtr, uint64, unsafe.Pointer) *cStatus
 	g2FixedMul func(Ctx, DevPtr, DevPtr, uint64, unsafe.Pointer) *cStatus
+	// g1.cu, g2.cu: MSMs over bases in host memory (the memory tiers)
+	g1MSMHost func(Ctx, unsafe.Pointer, DevPtr, uint64, uint64, uint32, unsafe.Pointer, *uint32, *uint32) *cStatus
+	g2MSMHost func(Ctx, unsafe.Pointer, DevPtr, uint64, uint64, uint32, unsafe.Pointer, *uint32, *uint32) *cStatus
 }
 
 var (
@@ -245,6 +248,8 @@ func (l *Lib) register(h uintptr) error {
 		{&l.frLincomb, "snarkpipe_fr_lincomb"},
 		{&l.g1FixedMul, "snarkpipe_g1_fixed_mul"},
 		{&l.g2FixedMul, "snarkpipe_g2_fixed_mul"},
+		{&l.g1MSMHost, "snarkpipe_g1_msm_host"},
+		{&l.g2MSMHost, "snarkpipe_g2_msm_host"},
 	}
 	for _, s := range optional {
 		if p, err := purego.Dlsym(h, s.name); err == nil {
@@ -382,6 +387,24 @@ func (l *Lib) MSM(c Ctx, g2 bool, bases, scalars DevPtr, n uint64, windowBits ui
 		err = l.check("g2_msm", l.g2MSM(c, bases, scalars, n, windowBits, out, &nwins, &bits))
 	} else {
 		err = l.check("g1_msm", l.g1MSM(c, bases, scalars, n, windowBits, out, &nwins, &bits))
+	}
+	return nwins, bits, err
+}
+
+// HasHostMSM reports whether the library has the MSMs over bases in host memory.
+func (l *Lib) HasHostMSM() bool { return l.g1MSMHost != nil && l.g2MSMHost != nil }
+
+// MSMHost is MSM over n bases in host memory (page-locked with HostRegister for the
+// copies to overlap the work), copied to the device in chunks of chunk points (0: sized
+// from the device's spare memory) through two buffers; the same windows out.
+func (l *Lib) MSMHost(c Ctx, g2 bool, bases unsafe.Pointer, scalars DevPtr, n, chunk uint64, windowBits uint32, out unsafe.Pointer) (nwins, bits uint32, err error) {
+	if !l.HasHostMSM() {
+		return 0, 0, fmt.Errorf("msm_host: %w", ErrMissingSymbol)
+	}
+	if g2 {
+		err = l.check("g2_msm_host", l.g2MSMHost(c, bases, scalars, n, chunk, windowBits, out, &nwins, &bits))
+	} else {
+		err = l.check("g1_msm_host", l.g1MSMHost(c, bases, scalars, n, chunk, windowBits, out, &nwins, &bits))
 	}
 	return nwins, bits, err
 }

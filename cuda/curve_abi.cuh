@@ -21,6 +21,15 @@ snarkpipe_status* SP_FN(SP_CURVE, msm)(snarkpipe_ctx* ctx, const void* d_bases, 
   });
 }
 
+snarkpipe_status* SP_FN(SP_CURVE, msm_host)(snarkpipe_ctx* ctx, const void* h_bases, const void* d_scalars,
+                                            uint64_t n, uint64_t chunk, uint32_t window_bits, void* h_windows,
+                                            uint32_t* nwins, uint32_t* c) {
+  return guarded(ctx, [&] {
+    msm_run_host<SP_FIELD>(ctx, static_cast<const Affine<SP_FIELD>*>(h_bases), static_cast<const Fr*>(d_scalars), n,
+                           chunk, window_bits, static_cast<Xyzz<SP_FIELD>*>(h_windows), nwins, c);
+  });
+}
+
 snarkpipe_status* SP_FN(SP_CURVE, batch_add)(snarkpipe_ctx* ctx, const void* d_bases, const void* h_bitmap,
                                              uint64_t n, void* h_out) {
   return guarded(ctx, [&] {

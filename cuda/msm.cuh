@@ -640,14 +640,30 @@ MsmFit msm_fit_batch(uint32_t nw, uint32_t count, uint32_t c, bool rounds, int s
   return {fit(false), false};
 }
 
+// msm_acc_windows: acc[w] += wins[w] for the nwins windows (a streamed MSM's chunks).
+template <class F>
+__global__ void msm_acc_windows(Xyzz<F>* acc, const Xyzz<F>* wins, uint32_t nwins) {
+  const uint32_t w = blockIdx.x * blockDim.x + threadIdx.x;
+  if (w < nwins) store16(acc + w, acc[w].add(wins[w]));
+}
+
+// msm_run: the window sums of Σ s_i·P_i over device bases and scalars, written to
+// h_windows, or (d_acc, a streamed MSM's chunk) added on the device into d_acc's windows,
+// which must then have the width asked for in window_bits.
 template <class F>
 void msm_run(snarkpipe_ctx* ctx, const Affine<F>* bases, const Fr* scalars, uint64_t n, uint32_t window_bits,
-             Xyzz<F>* h_windows, uint32_t* nwins_out, uint32_t* c_out) {
+             Xyzz<F>* h_windows, uint32_t* nwins_out, uint32_t* c_out, Xyzz<F>* d_acc = nullptr) {
   const MsmTuning tu(window_bits);
   const uint32_t c_req = tu.c;
   cudaStream_t s = ctx->stream;
-  if (!bases || !scalars || !h_windows || !nwins_out || !c_out) invalid("nil argument");
+  if (!bases || !scalars || !(h_windows || d_acc) || !nwins_out || !c_out) invalid("nil argument");
+  if (d_acc && !c_req) invalid("msm: a chunk of a streamed MSM needs its window width");
   if (n >= (uint64_t(1) << 31)) invalid("msm: n must be < 2^31");
+  if (n == 0 && d_acc) {
+    *nwins_out = (kScalarBits + c_req - 1) / c_req;
+    *c_out = c_req;
+    return;
+  }
   if (n == 0) {
     h_windows[0] = Xyzz<F>::inf();
     *nwins_out = 1;
@@ -797,7 +813,102 @@ void msm_run(snarkpipe_ctx* ctx, const Affine<F>* bases, const Fr* scalars, uint
   add_into<F><<<1, 1, 0, s>>>(wins, ones_sum.p);
   SP_LAUNCHED("add_into");
 
-  SP_CUDA(cudaMemcpyAsync(h_windows, wins, size_t(nwins) * sizeof(Xyzz<F>), cudaMemcpyDeviceToHost, s));
+  if (d_acc) {
+    msm_acc_windows<F><<<1, nwins, 0, s>>>(d_acc, wins, nwins);
+    SP_LAUNCHED("msm_acc_windows");
+  } else {
+    SP_CUDA(cudaMemcpyAsync(h_windows, wins, size_t(nwins) * sizeof(Xyzz<F>), cudaMemcpyDeviceToHost, s));
+  }
+  SP_CUDA(cudaStreamSynchronize(s));
+  *nwins_out = nwins;
+  *c_out = c;
+}
+
+// MsmCopyStream: a streamed MSM's copy stream and the events that say when each of the
+// two chunk buffers has arrived. Its destructor waits for the copies in flight, so it is
+// declared after the buffers they write (and destroyed before them).
+struct MsmCopyStream {
+  cudaStream_t s = nullptr;
+  cudaEvent_t copied[2] = {nullptr, nullptr};
+  MsmCopyStream() = default;
+  void init() {
+    SP_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    for (auto& e : copied) SP_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+  }
+  ~MsmCopyStream() {
+    if (s) {
+      cudaStreamSynchronize(s);
+      cudaStreamDestroy(s);
+    }
+    for (auto e : copied)
+      if (e) cudaEventDestroy(e);
+  }
+  MsmCopyStream(const MsmCopyStream&) = delete;
+  MsmCopyStream& operator=(const MsmCopyStream&) = delete;
+};
+
+// msm_host_chunk: the bases per chunk of a streamed MSM of n bases: chunk_req if set,
+// else as many as let the two chunk buffers take a third of the device's spare memory
+// beyond the margin (the rest is the chunk MSMs' scratch), at least 2^16.
+template <class F>
+uint64_t msm_host_chunk(uint64_t n, uint64_t chunk_req) {
+  uint64_t chunk = chunk_req;
+  if (!chunk) {
+    const uint64_t spare = device_spare_bytes(), margin = msm_spare_margin();
+    const uint64_t room = spare > margin ? spare - margin : 0;
+    chunk = room / 3 / (2 * sizeof(Affine<F>));
+    if (chunk < (uint64_t(1) << 16)) chunk = uint64_t(1) << 16;
+  }
+  return chunk < n ? chunk : n;
+}
+
+// msm_run_host: msm_run over bases in host memory (page-locked for the copies to overlap
+// the work), in chunks: the copy of chunk k+1 to one device buffer runs on its own stream
+// while chunk k's MSM runs on the context's stream from the other. Every chunk uses one
+// window width, chosen for the chunk's size, and adds its window sums into one set on the
+// device; the result is the same point as msm_run's over the whole vector.
+template <class F>
+void msm_run_host(snarkpipe_ctx* ctx, const Affine<F>* h_bases, const Fr* scalars, uint64_t n, uint64_t chunk_req,
+                  uint32_t window_bits, Xyzz<F>* h_windows, uint32_t* nwins_out, uint32_t* c_out) {
+  if (!h_bases || !scalars || !h_windows || !nwins_out || !c_out) invalid("nil argument");
+  if (n >= (uint64_t(1) << 31)) invalid("msm: n must be < 2^31");
+  const MsmTuning tu(window_bits);
+  if (n == 0) {
+    h_windows[0] = Xyzz<F>::inf();
+    *nwins_out = 1;
+    *c_out = 1;
+    return;
+  }
+  if (tu.c && (tu.c < 2 || tu.c > 24 || (kScalarBits + tu.c - 1) / tu.c > SNARKPIPE_MAX_WINDOWS))
+    invalid("msm: window bits must be in [4, 24]");
+  cudaStream_t s = ctx->stream;
+  const uint64_t chunk = msm_host_chunk<F>(n, chunk_req);
+  const uint64_t nchunks = (n + chunk - 1) / chunk;
+  Buf<Affine<F>> buf0(chunk, s), buf1(nchunks > 1 ? chunk : 0, s);
+  const uint32_t c = tu.c ? tu.c : msm_window_bits(chunk, sizeof(Xyzz<F>), device_spare_bytes() / 4);
+  const uint32_t nwins = (kScalarBits + c - 1) / c;
+  Buf<Xyzz<F>> acc(nwins, s);
+  SP_CUDA(cudaMemsetAsync(acc.p, 0, size_t(nwins) * sizeof(Xyzz<F>), s));  // all at infinity (ZZ = 0)
+  MsmCopyStream cs;
+  cs.init();
+  Affine<F>* bufs[2] = {buf0.p, buf1.p};
+  const auto issue = [&](uint64_t k) {
+    const uint64_t off = k * chunk, len = n - off < chunk ? n - off : chunk;
+    SP_CUDA(cudaMemcpyAsync(bufs[k & 1], h_bases + off, len * sizeof(Affine<F>), cudaMemcpyHostToDevice, cs.s));
+    SP_CUDA(cudaEventRecord(cs.copied[k & 1], cs.s));
+  };
+  issue(0);
+  if (nchunks > 1) issue(1);
+  const uint32_t wb = (window_bits & ~0xffu) | c;
+  for (uint64_t k = 0; k < nchunks; k++) {
+    const uint64_t off = k * chunk, len = n - off < chunk ? n - off : chunk;
+    SP_CUDA(cudaStreamWaitEvent(s, cs.copied[k & 1], 0));
+    uint32_t nw = 0, cc = 0;
+    msm_run<F>(ctx, bufs[k & 1], scalars + off, len, wb, nullptr, &nw, &cc, acc.p);
+    // msm_run waited for its stream: chunk k's buffer is free for chunk k+2.
+    if (k + 2 < nchunks) issue(k + 2);
+  }
+  SP_CUDA(cudaMemcpyAsync(h_windows, acc.p, size_t(nwins) * sizeof(Xyzz<F>), cudaMemcpyDeviceToHost, s));
   SP_CUDA(cudaStreamSynchronize(s));
   *nwins_out = nwins;
   *c_out = c;

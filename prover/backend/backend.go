@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"strings"
 	"time"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -73,6 +74,48 @@ type ResidentShape interface {
 type ResidentKey struct {
 	H, L, A, BG1 G1Bases
 	BG2          G2Bases
+}
+
+// KeyParts names vectors of a ResidentKey (a bit set).
+type KeyParts uint8
+
+// The vectors of a ResidentKey.
+const (
+	KeyH KeyParts = 1 << iota
+	KeyL
+	KeyA
+	KeyBG1
+	KeyBG2
+	KeyAll = KeyH | KeyL | KeyA | KeyBG1 | KeyBG2
+)
+
+// String names the vectors, e.g. "h+l" ("none" for the empty set).
+func (p KeyParts) String() string {
+	if p == 0 {
+		return "none"
+	}
+	var names []string
+	for i, n := range []string{"h", "l", "a", "b_g1", "b_g2"} {
+		if p&(1<<i) != 0 {
+			names = append(names, n)
+		}
+	}
+	return strings.Join(names, "+")
+}
+
+// KeyStreamer is a device backend that can keep key vectors in page-locked host memory
+// and stream them to the device for each MSM, with the same results as resident vectors
+// (the memory tiers: a key too large for the card's memory stays in host memory).
+type KeyStreamer interface {
+	// LoadG1Host and LoadG2Host copy points into page-locked host memory; the bases
+	// work wherever resident bases do on the pre-compiled path (ProveResident).
+	LoadG1Host(points []bls.G1Affine) (G1Bases, error)
+	LoadG2Host(points []bls.G2Affine) (G2Bases, error)
+	// StreamKey moves the vectors of k named by parts from the device into host memory
+	// (freeing their device memory) and returns the key with them replaced.
+	StreamKey(k ResidentKey, parts KeyParts) (ResidentKey, error)
+	// HostKeyBytes is the page-locked host memory held by streamed vectors.
+	HostKeyBytes() uint64
 }
 
 // ResidentResults are the five MSM results of one proof on the pre-compiled path:

@@ -129,7 +129,7 @@ func (rc *ResidentCircuit) prove(rs *Randomness, run func(backend.ResidentKey) (
 		rs = &fresh
 	}
 	pk := rc.pk
-	res, err := run(backend.ResidentKey{H: pk.h, L: pk.l, A: pk.a, BG1: pk.bg1, BG2: pk.bg2})
+	res, err := run(pk.residentKey())
 	tm.ResidentTimings = res.Timings
 	if err != nil {
 		return Proof{}, tm, fmt.Errorf("groth16: resident proof on %s: %w", pk.backend.Name(), err)

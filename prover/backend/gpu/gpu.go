@@ -55,6 +55,10 @@ type Config struct {
 	// MSM: the ends of its prefixes before the last, as increasing fractions of aux in
 	// (0, 1). nil: DefaultStreamPlan.
 	StreamPlan []float64
+	// KeyChunk is the points per chunk of an MSM over bases streamed from host memory
+	// (0: sized by the library from the device's spare memory; tests set small chunks to
+	// cross chunk boundaries).
+	KeyChunk int
 }
 
 // DefaultConfig uses device 0 and the default library search.
@@ -76,6 +80,9 @@ func (c Config) Validate() error {
 	if _, err := ParseArith(string(c.Arith)); err != nil {
 		return fmt.Errorf("gpu backend: %w", err)
 	}
+	if c.KeyChunk < 0 {
+		return fmt.Errorf("gpu backend: negative KeyChunk %d", c.KeyChunk)
+	}
 	if c.ProofStreams < 0 || c.ProofStreams > MaxProofStreams {
 		return fmt.Errorf("gpu backend: ProofStreams %d outside [0, %d]", c.ProofStreams, MaxProofStreams)
 	}
@@ -94,7 +101,9 @@ type Backend struct {
 	memLimit uint64
 	device   int
 	window   uint32
-	plan     []float64 // Config.StreamPlan or DefaultStreamPlan
+	// streamChunk: Config.KeyChunk, the points per chunk of a streamed key's MSMs
+	streamChunk uint64
+	plan        []float64 // Config.StreamPlan or DefaultStreamPlan
 	// streamMinAux: shapes with fewer aux variables prove whole when streamed
 	// (minStreamAux; tests lower it)
 	streamMinAux int
@@ -121,6 +130,8 @@ type Backend struct {
 	oneStream map[shapeSizes]bool
 	trims     atomic.Uint64 // pool trims after an out-of-memory failure
 	pooled    atomic.Uint64 // device bytes held by proof pools
+	// hostKeyBytes: page-locked host memory held by streamed key vectors (hostbases.go).
+	hostKeyBytes atomic.Uint64
 
 	domainsMu sync.Mutex
 	domains   map[int]*quotientConsts
@@ -184,7 +195,7 @@ func New(cfg Config) (*Backend, error) {
 	}
 	want, _ := ParseArith(string(cfg.Arith)) // checked by Validate
 	b := &Backend{lib: lib, info: info, props: props, probed: probed, arith: chooseArith(props, probed, want),
-		memLimit: cfg.MemoryLimit, device: cfg.Device, window: uint32(cfg.WindowBits), plan: cfg.streamPlan(),
+		memLimit: cfg.MemoryLimit, device: cfg.Device, window: uint32(cfg.WindowBits), plan: cfg.streamPlan(), streamChunk: uint64(cfg.KeyChunk),
 		streamMinAux: minStreamAux, domains: make(map[int]*quotientConsts), shapes: make(map[*residentShape]struct{}),
 		oneStream: make(map[shapeSizes]bool)}
 	if b.ctx, err = b.newCtx(); err != nil {
@@ -306,9 +317,12 @@ const (
 	frBytes       = 32
 )
 
+// deviceBases is a base vector on the device (ptr) or, streamed, in page-locked host
+// memory (host, hostbases.go).
 type deviceBases struct {
 	b     *Backend
 	ptr   cuda.DevPtr
+	host  *hostVector
 	n     int
 	g2    bool
 	mu    sync.Mutex
@@ -327,24 +341,23 @@ func (d *deviceBases) Close() error {
 	}
 	d.freed = true
 	d.mu.Unlock()
+	if d.host != nil { // after the proofs in flight, which may be streaming from it
+		return errors.Join(d.b.exclusive(func(cuda.Ctx) error { return nil }), d.b.releaseHost(d.host))
+	}
 	return d.b.exclusive(func(ctx cuda.Ctx) error { return wrap("free bases", d.b.free(ctx, d.ptr)) })
 }
 
-// at returns the device address of base offset, checking that [offset, offset+n) exists.
+// errHostBases: an operation that needs its bases on the device got streamed ones.
+var errHostBases = errors.New("gpu backend: these bases are streamed from host memory; only MSMs read them there")
+
+// at returns the device address of base offset, checking that [offset, offset+n) exists
+// and that the bases are on the device.
 func (d *deviceBases) at(offset, n int) (cuda.DevPtr, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.freed {
-		return 0, backend.ErrClosed
+	r, err := d.ref(offset, n)
+	if err == nil && r.host != nil {
+		err = errHostBases
 	}
-	if offset < 0 || n < 0 || offset+n > d.n {
-		return 0, fmt.Errorf("gpu backend: range [%d, %d) outside %d bases", offset, offset+n, d.n)
-	}
-	size := uint64(g1AffineBytes)
-	if d.g2 {
-		size = g2AffineBytes
-	}
-	return d.ptr + cuda.DevPtr(uint64(offset)*size), nil
+	return r.dev, err
 }
 
 type g1Bases struct{ deviceBases }
@@ -433,11 +446,15 @@ func (b *Backend) readBases(d *deviceBases, n int, dst unsafe.Pointer) error {
 	// Resolved under the device lock, which a Close's free also takes: the bases are
 	// either still there for the whole copy or reported closed.
 	return b.call(func(ctx cuda.Ctx) error {
-		src, err := d.at(0, n)
+		src, err := d.ref(0, n)
 		if err != nil || n == 0 {
 			return err
 		}
-		return b.lib.Download(ctx, dst, src, uint64(n)*size)
+		if src.host != nil {
+			copy(unsafe.Slice((*byte)(dst), uint64(n)*size), unsafe.Slice((*byte)(src.host), uint64(n)*size))
+			return nil
+		}
+		return b.lib.Download(ctx, dst, src.dev, uint64(n)*size)
 	})
 }
 

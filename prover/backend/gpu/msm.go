@@ -10,62 +10,55 @@ import (
 	"github.com/snarkpipe/snarkpipe/prover/backend"
 )
 
-// msmDevice runs the library MSM on device bases and a host scalar vector; out receives
-// the window sums (room for cuda.MaxWindows points).
-func (b *Backend) msmDevice(g2 bool, bases cuda.DevPtr, scalars []fr.Element, out unsafe.Pointer) (nwins, c uint32, err error) {
+// msmDevice runs the library MSM on bases (resident or streamed) and a host scalar
+// vector; out receives the window sums (room for cuda.MaxWindows points).
+func (b *Backend) msmDevice(g2 bool, d *deviceBases, offset int, scalars []fr.Element, out unsafe.Pointer) (nwins, c uint32, err error) {
 	err = b.call(func(ctx cuda.Ctx) error {
+		ref, err := d.ref(offset, len(scalars))
+		if err != nil {
+			return err
+		}
 		sc, err := b.devBuf(ctx, unsafe.Pointer(&scalars[0]), uint64(len(scalars))*frBytes)
 		if err != nil {
 			return err
 		}
 		defer func() { _ = b.lib.Free(ctx, sc) }()
-		nwins, c, err = b.lib.MSM(ctx, g2, bases, sc, uint64(len(scalars)), b.window, out)
+		nwins, c, err = b.msmOn(ctx, g2, ref, sc, len(scalars), out)
 		return err
 	})
-	if err == nil && (nwins == 0 || nwins > cuda.MaxWindows) {
-		err = fmt.Errorf("library returned %d windows", nwins)
-	}
 	return nwins, c, err
 }
 
 // MSMG1 returns Σ scalars[i]·bases[offset+i].
 func (b *Backend) MSMG1(bases backend.G1Bases, offset int, scalars []fr.Element) (bls.G1Jac, error) {
-	var inf bls.G1Jac
-	inf.X.SetOne()
-	inf.Y.SetOne()
 	d, err := b.g1(bases)
 	if err != nil {
-		return inf, err
+		return g1Infinity(), err
 	}
-	ptr, err := d.at(offset, len(scalars))
-	if err != nil || len(scalars) == 0 {
-		return inf, err
+	if _, err := d.ref(offset, len(scalars)); err != nil || len(scalars) == 0 {
+		return g1Infinity(), err
 	}
 	var wins [cuda.MaxWindows]g1XYZZ
-	nwins, c, err := b.msmDevice(false, ptr, scalars, unsafe.Pointer(&wins[0]))
+	nwins, c, err := b.msmDevice(false, d, offset, scalars, unsafe.Pointer(&wins[0]))
 	if err != nil {
-		return inf, wrap("G1 MSM", err)
+		return g1Infinity(), wrap("G1 MSM", err)
 	}
 	return combineG1(wins[:nwins], c), nil
 }
 
 // MSMG2 returns Σ scalars[i]·bases[offset+i].
 func (b *Backend) MSMG2(bases backend.G2Bases, offset int, scalars []fr.Element) (bls.G2Jac, error) {
-	var inf bls.G2Jac
-	inf.X.SetOne()
-	inf.Y.SetOne()
 	d, err := b.g2(bases)
 	if err != nil {
-		return inf, err
+		return g2Infinity(), err
 	}
-	ptr, err := d.at(offset, len(scalars))
-	if err != nil || len(scalars) == 0 {
-		return inf, err
+	if _, err := d.ref(offset, len(scalars)); err != nil || len(scalars) == 0 {
+		return g2Infinity(), err
 	}
 	var wins [cuda.MaxWindows]g2XYZZ
-	nwins, c, err := b.msmDevice(true, ptr, scalars, unsafe.Pointer(&wins[0]))
+	nwins, c, err := b.msmDevice(true, d, offset, scalars, unsafe.Pointer(&wins[0]))
 	if err != nil {
-		return inf, wrap("G2 MSM", err)
+		return g2Infinity(), wrap("G2 MSM", err)
 	}
 	return combineG2(wins[:nwins], c), nil
 }

@@ -166,10 +166,11 @@ func (b *Backend) QuotientResident(s backend.ResidentShape, inputs, aux []fr.Ele
 	return h, wrap("QuotientResident", err)
 }
 
-// residentBases resolves the key's device vectors and checks their lengths against the
-// shape: the scalar vectors are built on the device and never seen by the host.
+// residentBases resolves the key's vectors (on the device, or streamed from host memory)
+// and checks their lengths against the shape: the scalar vectors are built on the device
+// and never seen by the host.
 type residentBases struct {
-	h, l, a, bg1, bg2 cuda.DevPtr
+	h, l, a, bg1, bg2 baseRef
 }
 
 func (b *Backend) keyBases(rs *residentShape, k backend.ResidentKey) (residentBases, error) {
@@ -177,7 +178,7 @@ func (b *Backend) keyBases(rs *residentShape, k backend.ResidentKey) (residentBa
 	g1s := []struct {
 		bases backend.G1Bases
 		n     int
-		dst   *cuda.DevPtr
+		dst   *baseRef
 		name  string
 	}{
 		{k.H, rs.domain - 1, &out.h, "h"}, {k.L, rs.aux, &out.l, "l"},
@@ -191,7 +192,7 @@ func (b *Backend) keyBases(rs *residentShape, k backend.ResidentKey) (residentBa
 		if d.Len() != g.n {
 			return out, fmt.Errorf("gpu backend: %s has %d bases, the shape needs %d", g.name, d.Len(), g.n)
 		}
-		if *g.dst, err = d.at(0, g.n); err != nil {
+		if *g.dst, err = d.ref(0, g.n); err != nil {
 			return out, err
 		}
 	}
@@ -202,7 +203,7 @@ func (b *Backend) keyBases(rs *residentShape, k backend.ResidentKey) (residentBa
 	if d.Len() != rs.nB {
 		return out, fmt.Errorf("gpu backend: b_g2 has %d bases, the shape needs %d", d.Len(), rs.nB)
 	}
-	out.bg2, err = d.at(0, rs.nB)
+	out.bg2, err = d.ref(0, rs.nB)
 	return out, err
 }
 
@@ -284,7 +285,7 @@ func (b *Backend) proveSteps(ctx cuda.Ctx, rs *residentShape, p *proofBufs, kb r
 	}
 	defer release()
 	auxZ := p.z + cuda.DevPtr(rs.inputs*frBytes)
-	gatherMSM := func(c cuda.Ctx, idx cuda.DevPtr, n int, dst cuda.DevPtr, bases cuda.DevPtr, out *bls.G1Jac) (err error) {
+	gatherMSM := func(c cuda.Ctx, idx cuda.DevPtr, n int, dst cuda.DevPtr, bases baseRef, out *bls.G1Jac) (err error) {
 		*out, err = b.gatherMSMG1(c, p.z, idx, n, dst, bases)
 		return err
 	}
@@ -469,7 +470,7 @@ func (b *Backend) densityScratch(ctx cuda.Ctx, rs *residentShape, p *proofBufs) 
 
 // gatherMSMG1 gathers n scalars of z by the index list idx into dst and returns their
 // G1 MSM against bases.
-func (b *Backend) gatherMSMG1(ctx cuda.Ctx, z, idx cuda.DevPtr, n int, dst, bases cuda.DevPtr) (bls.G1Jac, error) {
+func (b *Backend) gatherMSMG1(ctx cuda.Ctx, z, idx cuda.DevPtr, n int, dst cuda.DevPtr, bases baseRef) (bls.G1Jac, error) {
 	if err := b.lib.Gather(ctx, z, idx, uint64(n), dst); err != nil {
 		return g1Infinity(), err
 	}
@@ -504,33 +505,41 @@ func g2Infinity() bls.G2Jac {
 	return r
 }
 
-// msmG1On / msmG2On run an MSM on device scalars under the held context.
-func (b *Backend) msmG1On(ctx cuda.Ctx, bases, scalars cuda.DevPtr, n int) (bls.G1Jac, error) {
+// msmG1On / msmG2On run an MSM on device scalars under the held context, over resident
+// bases or streamed from host memory.
+func (b *Backend) msmG1On(ctx cuda.Ctx, bases baseRef, scalars cuda.DevPtr, n int) (bls.G1Jac, error) {
 	if n == 0 {
 		return g1Infinity(), nil
 	}
 	var wins [cuda.MaxWindows]g1XYZZ
-	nwins, c, err := b.lib.MSM(ctx, false, bases, scalars, uint64(n), b.window, unsafe.Pointer(&wins[0]))
-	if err == nil && (nwins == 0 || nwins > cuda.MaxWindows) {
-		err = fmt.Errorf("library returned %d windows", nwins)
-	}
+	nwins, c, err := b.msmOn(ctx, false, bases, scalars, n, unsafe.Pointer(&wins[0]))
 	if err != nil {
 		return g1Infinity(), err
 	}
 	return combineG1(wins[:nwins], c), nil
 }
 
-func (b *Backend) msmG2On(ctx cuda.Ctx, bases, scalars cuda.DevPtr, n int) (bls.G2Jac, error) {
+func (b *Backend) msmG2On(ctx cuda.Ctx, bases baseRef, scalars cuda.DevPtr, n int) (bls.G2Jac, error) {
 	if n == 0 {
 		return g2Infinity(), nil
 	}
 	var wins [cuda.MaxWindows]g2XYZZ
-	nwins, c, err := b.lib.MSM(ctx, true, bases, scalars, uint64(n), b.window, unsafe.Pointer(&wins[0]))
-	if err == nil && (nwins == 0 || nwins > cuda.MaxWindows) {
-		err = fmt.Errorf("library returned %d windows", nwins)
-	}
+	nwins, c, err := b.msmOn(ctx, true, bases, scalars, n, unsafe.Pointer(&wins[0]))
 	if err != nil {
 		return g2Infinity(), err
 	}
 	return combineG2(wins[:nwins], c), nil
+}
+
+// msmOn runs the library's MSM whose bases are where ref says and checks the window count.
+func (b *Backend) msmOn(ctx cuda.Ctx, g2 bool, bases baseRef, scalars cuda.DevPtr, n int, out unsafe.Pointer) (nwins, c uint32, err error) {
+	if bases.host != nil {
+		nwins, c, err = b.lib.MSMHost(ctx, g2, bases.host, scalars, uint64(n), b.streamChunk, b.window, out)
+	} else {
+		nwins, c, err = b.lib.MSM(ctx, g2, bases.dev, scalars, uint64(n), b.window, out)
+	}
+	if err == nil && (nwins == 0 || nwins > cuda.MaxWindows) {
+		err = fmt.Errorf("library returned %d windows", nwins)
+	}
+	return nwins, c, err
 }

@@ -221,7 +221,7 @@ func (r *chunkRun) b2(ch streamChunk) error {
 		if err := b.lib.Gather(ctx, r.z, r.rs.idxB+cuda.DevPtr(ch.bLo*4), uint64(n), scalars); err != nil {
 			return err
 		}
-		b2, err := b.msmG2On(ctx, r.kb.bg2+cuda.DevPtr(ch.bLo*g2AffineBytes), scalars, n)
+		b2, err := b.msmG2On(ctx, r.kb.bg2.offset(ch.bLo, g2AffineBytes), scalars, n)
 		r.res.B2.AddAssign(&b2)
 		return err
 	})
