@@ -65,6 +65,7 @@ func benchProveFlags(kind string) []cli.Flag {
 		&cli.BoolFlag{Name: "serial-msms", Usage: "run every stage of a partition on one CUDA stream (default: the small MSMs run on a side stream beside the quotient and the H MSM)"},
 		&cli.StringFlag{Name: "gpu-arith", Value: string(gpu.ArithAuto), Usage: "the NTTs' field product: auto (FP64 where the GPU runs FP64 at 1/4 of FP32 or better, else integer), int or fp64"},
 		&cli.Float64Flag{Name: "device-memory-limit", Usage: "cap in GiB on the device memory the process allocates per GPU, as on a card of that size (0: none)"},
+		&cli.StringFlag{Name: "key-tier", Value: "auto", Usage: "memory tier of the proving keys on the GPUs (pipeline key_tier): auto (resident where the key fits beside the circuit, else the fewest vectors streamed from page-locked host memory), resident, partial or streamed"},
 		&cli.Float64SliceFlag{Name: "stream-plan", Usage: "where a streamed partition (PoSt) cuts aux for its B2 MSM, as increasing fractions in (0, 1) (default: the backend's, gpu.DefaultStreamPlan)"},
 		&cli.BoolFlag{Name: "whole-witness", Usage: "hand partitions to the GPU only once their witness is filled (pipeline whole_witness; default: PoSt partitions stream)"},
 		&cli.IntFlag{Name: "handoff", Value: d.HandoffDepth, Usage: "synthesized partitions that may wait for a device worker"},
@@ -138,6 +139,9 @@ func benchOptionsOf(c *cli.Context, kind string) (benchOptions, error) {
 	o.pipe.SynthesisWorkers = c.Int("synth-workers")
 	o.pipe.PinKeys = c.Bool("pin-keys")
 	o.pipe.WholeWitness = c.Bool("whole-witness")
+	if o.pipe.KeyTier, err = pipeline.ParseKeyTier(c.String("key-tier")); err != nil {
+		return o, fmt.Errorf("bench: --key-tier: %w", err)
+	}
 	o.pipe.PreloadSlots = c.Bool("preload-slots")
 	o.pipe.WorkersPerDevice = c.Int("workers-per-device")
 	o.pipe.HandoffDepth = c.Int("handoff")

@@ -66,7 +66,17 @@ type setupRow struct {
 	Slots    int       `json:"preloaded_slots"` // pooled slots allocated and page-locked (pipeline preload_slots)
 	SlotTime float64   `json:"preloaded_slots_s"`
 	KeyGens  []keyMade `json:"key_generations"`
+	Tiers    []tierRow `json:"memory_tiers"`
 	Skipped  bool      `json:"preload_skipped"`
+}
+
+// tierRow is a circuit's memory tier on one device (pipeline.TierInfo).
+type tierRow struct {
+	Device      int    `json:"device"`
+	Tier        string `json:"tier"`
+	Streamed    string `json:"streamed_vectors"`
+	HostBytes   int64  `json:"host_key_bytes"`
+	DeviceBytes int64  `json:"device_entry_bytes"`
 }
 
 // partRow is one partition's time split.

@@ -245,6 +245,15 @@ func (r *benchRun) preload(ctx context.Context) error {
 		}
 		r.pr.printf("  device %d: key load %s = key generation %s + shape upload and the rest %s", i, fmtDur(d), fmtDur(gen), fmtDur(max(d-gen, 0)))
 	}
+	for i, t := range li.Tiers {
+		s.Tiers = append(s.Tiers, tierRow{Device: i, Tier: t.Tier, Streamed: t.Streamed.String(), HostBytes: t.HostBytes, DeviceBytes: t.DeviceBytes})
+		if t.HostBytes == 0 {
+			r.pr.printf("  device %d: memory tier %s: %s of the circuit on the device", i, t.Tier, fmtBytes(uint64(t.DeviceBytes)))
+			continue
+		}
+		r.pr.printf("  device %d: memory tier %s: %s of the circuit on the device, %s of key vectors in page-locked host memory, streamed every proof",
+			i, t.Tier, fmtBytes(uint64(t.DeviceBytes)), fmtBytes(uint64(t.HostBytes)))
+	}
 	return nil
 }
 
@@ -460,6 +469,9 @@ func (r *benchRun) writeSetup() {
 		fmt.Fprintf(w, ", preload %.3f (probe/record %.3f, host load %.3f", s.Preload, s.Prepare, s.HostLoad)
 		for i, d := range s.KeyLoads {
 			fmt.Fprintf(w, ", device %d key load %.3f", i, d)
+		}
+		for _, t := range s.Tiers {
+			fmt.Fprintf(w, ", device %d tier %s", t.Device, t.Tier)
 		}
 		if s.Slots > 0 {
 			fmt.Fprintf(w, ", %d slots preloaded %.3f", s.Slots, s.SlotTime)

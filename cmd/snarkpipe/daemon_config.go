@@ -99,6 +99,7 @@ var configComments = map[string]string{
 	"pipeline.pinned":               "Circuit ids never evicted once loaded (e.g. a Winning PoSt circuit).",
 	"pipeline.preload_slots":        "A preload also allocates (and on a GPU page-locks) the circuit's pooled working-set slots, work its first proof would otherwise do (about 11 s at 32 GiB PoRep).",
 	"pipeline.pin_keys":             "Page-lock the host copy of each proving key so that loading it onto a GPU (first use, residency swaps) runs at bus speed. Off until measured.",
+	"pipeline.key_tier":             "Memory tier of the proving keys on GPUs: \"\" or auto (resident where the key fits beside the recorded circuit and the proof buffers, else the fewest key vectors kept in page-locked host memory and streamed to the GPU for every proof), resident, partial or streamed.",
 	"pipeline.whole_witness":        "Hand a partition to the GPU only once its witness is filled. Off: PoSt partitions go to the GPU first, which starts on the sectors already filled.",
 	"pipeline.idempotency_ttl":      "How long a succeeded job is returned again for the same idempotency key.",
 	"pipeline.trace_events":         "Capacity of the per-stage timeline kept for diagnosis. 0: no timeline.",

@@ -116,6 +116,17 @@ type KeyStreamer interface {
 	StreamKey(k ResidentKey, parts KeyParts) (ResidentKey, error)
 	// HostKeyBytes is the page-locked host memory held by streamed vectors.
 	HostKeyBytes() uint64
+	// StreamsKeys reports whether the streamed MSMs are available (a library built
+	// before them has none).
+	StreamsKeys() bool
+}
+
+// CapLifter is a backend whose device-memory cap (a smaller card played by a larger
+// one) can be lifted while f runs and is set again after it, refused if more memory is
+// then in use than the cap allows. The pipeline uses it only to make benchmark keys on
+// the device before moving their streamed vectors to host memory.
+type CapLifter interface {
+	WithoutCap(f func() error) error
 }
 
 // ResidentResults are the five MSM results of one proof on the pre-compiled path:

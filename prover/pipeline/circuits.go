@@ -400,7 +400,7 @@ func (p *Pipeline) acquireDevice(ctx context.Context, d *device, part *partition
 		}
 		if g.loader {
 			t := time.Now()
-			k, err := p.loadDeviceKey(context.WithoutCancel(ctx), d, st)
+			k, err := p.loadDeviceKey(context.WithoutCancel(ctx), d, st, part.hint)
 			took := time.Since(t)
 			part.t.KeyLoad = took
 			p.trace.span("load proving key", part.worker, t, t.Add(took), part)

@@ -82,6 +82,11 @@ type Config struct {
 	// meanwhile.
 	WholeWitness bool `toml:"whole_witness"`
 
+	// KeyTier forces the memory tier of every circuit's proving key on the devices that
+	// can stream key vectors from host memory (tiers.go): "" (auto: resident where it
+	// fits, else the fewest vectors streamed), "resident", "partial" or "streamed".
+	KeyTier KeyTier `toml:"key_tier"`
+
 	// Pinned circuits are never evicted once loaded (small SRS such as Winning PoSt).
 	Pinned []prover.CircuitID `toml:"pinned"`
 
@@ -124,6 +129,9 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("pipeline: "+format, args...))
 		}
 	}
+	if _, err := ParseKeyTier(string(c.KeyTier)); err != nil {
+		errs = append(errs, err)
+	}
 	check(c.HostBudget >= 0 && c.DeviceBudget >= 0 && c.SafetyMargin >= 0, "budgets must not be negative")
 	check(c.SynthesisWorkers >= 0, "SynthesisWorkers %d < 0", c.SynthesisWorkers)
 	check(c.CriticalWorkers >= 0, "CriticalWorkers %d < 0", c.CriticalWorkers)
@@ -149,7 +157,7 @@ func deviceHeadroom(total uint64) uint64 { return min(DeviceHeadroom, total/8) }
 
 // deviceAdvice and hostAdvice end a refusal (ErrTooLarge) of the device and host budgets.
 const (
-	deviceAdvice = ": it needs a GPU with more memory (or a larger device_budget or device_memory_limit, if set below the card's memory); streaming keys from host memory for smaller cards is not available yet"
+	deviceAdvice = ": it needs a GPU with more memory (or a larger device_budget or device_memory_limit, if set below the card's memory); what is counted already has every key vector the device can stream left in host memory (key_tier), and the recorded circuit and the proof buffers cannot be streamed yet"
 	hostAdvice   = ": it needs more host memory (or a larger host_budget, if set)"
 )
 

@@ -37,13 +37,15 @@ func (k *deviceKey) close() error {
 }
 
 // loadDeviceKey makes st's circuit resident on d: the proving key (from the host
-// parameters, or made on the device by the KeySource) and, on a device with the
-// pre-compiled path, the recorded shape.
-func (p *Pipeline) loadDeviceKey(ctx context.Context, d *device, st *circuitState) (*deviceKey, error) {
+// parameters, or made on the device by the KeySource; the vectors its memory tier streams
+// in page-locked host memory) and, on a device with the pre-compiled path, the recorded
+// shape.
+func (p *Pipeline) loadDeviceKey(ctx context.Context, d *device, st *circuitState, h Hint) (*deviceKey, error) {
 	counts := st.shape.Counts()
+	host := p.keyPlacement(d, h) // as admission counted it
 	var k *deviceKey
 	if p.deps.Keys != nil {
-		pk, err := p.deps.Keys.ProvingKey(ctx, st.id, st.shape, d.backend)
+		pk, err := p.makeKey(ctx, d, st, host)
 		if err != nil {
 			return nil, fmt.Errorf("pipeline: proving key of %s on %s: %w", st.id, d.backend.Name(), err)
 		}
@@ -57,7 +59,7 @@ func (p *Pipeline) loadDeviceKey(ctx context.Context, d *device, st *circuitStat
 				st.id, pk.Counts, len(pk.Params.VK.IC), counts)
 		}
 	} else {
-		pk, err := groth16.NewProvingKey(d.backend, st.params, counts)
+		pk, err := groth16.NewProvingKeyIn(d.backend, st.params, counts, host)
 		if err != nil {
 			return nil, err
 		}
@@ -83,8 +85,11 @@ func (p *Pipeline) loadDeviceKey(ctx context.Context, d *device, st *circuitStat
 // deviceCaps are a device's optional proving capabilities.
 type deviceCaps struct {
 	resident bool // backend.ShapeEvaluator: A·z, B·z, C·z on the device from z alone
-	packed   bool // backend.PackedShapeEvaluator: z handed over bit-packed
-	streams  int  // backend.ConcurrentProver: resident proofs at once (1 without it)
+	// streamKeys: backend.KeyStreamer whose library has the streamed MSMs: key vectors
+	// may stay in host memory (tiers.go)
+	streamKeys bool
+	packed     bool // backend.PackedShapeEvaluator: z handed over bit-packed
+	streams    int  // backend.ConcurrentProver: resident proofs at once (1 without it)
 }
 
 func capsOf(be backend.Backend) deviceCaps {
@@ -94,5 +99,38 @@ func capsOf(be backend.Backend) deviceCaps {
 	if cp, ok := be.(backend.ConcurrentProver); ok && cp.ProofStreams() > 1 {
 		streams = cp.ProofStreams()
 	}
-	return deviceCaps{resident: resident, packed: packed, streams: streams}
+	ks, ok := be.(backend.KeyStreamer)
+	return deviceCaps{resident: resident, packed: packed, streams: streams, streamKeys: ok && ks.StreamsKeys()}
+}
+
+// makeKey asks the KeySource for st's key on d and moves the vectors named by host into
+// host memory. A key source that makes keys on the device (the bench's) needs the whole
+// key there at once: on a backend with a memory cap (backend.CapLifter) that is done with
+// the cap lifted, and the cap is set again once the streamed vectors have left, so that
+// proving runs under it (the cap stands for a smaller card, whose provider would load
+// parameter files into host memory instead).
+func (p *Pipeline) makeKey(ctx context.Context, d *device, st *circuitState, host backend.KeyParts) (*groth16.ProvingKey, error) {
+	var pk *groth16.ProvingKey
+	build := func() error {
+		var err error
+		if pk, err = p.deps.Keys.ProvingKey(ctx, st.id, st.shape, d.backend); err != nil || pk == nil || host == 0 {
+			return err
+		}
+		if err := pk.Stream(host); err != nil {
+			pk.Close()
+			if pk.Params != nil {
+				pk.Params.Close()
+			}
+			pk = nil
+			return err
+		}
+		return nil
+	}
+	var err error
+	if cl, ok := d.backend.(backend.CapLifter); ok && host != 0 {
+		err = cl.WithoutCap(build)
+	} else {
+		err = build()
+	}
+	return pk, err
 }

@@ -78,6 +78,39 @@ func TestGPUResidentPipeline(t *testing.T) {
 		}
 	})
 
+	t.Run("key tiers give the CPU's bytes", func(t *testing.T) {
+		if !be.StreamsKeys() {
+			t.Skip("library built before the streamed MSMs")
+		}
+		rs, err := groth16.SampleRandomness(rand.NewChaCha8([32]byte{10}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &r1cstest.Random{Seed: 6, Constraints: 1 << 10, Inputs: 4, Unused: 3}
+		spec := JobSpec{Kind: "test", Priority: Normal, Circuits: []prover.Circuit{c}}
+		cpuP := newPipelineOn(t, cfg, Deps{Backends: []backend.Backend{newCPU(t)}, Keys: BenchKeys{}}, &rs)
+		want := await(t, submit(t, cpuP, spec))
+		cpuP.Close()
+		for _, tier := range []KeyTier{TierPartial, TierStreamed} {
+			tcfg := cfg
+			tcfg.KeyTier = tier
+			p := newPipelineOn(t, tcfg, Deps{Backends: []backend.Backend{be}, Keys: BenchKeys{}}, &rs)
+			info, err := p.Preload(context.Background(), c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantTier := map[KeyTier]string{TierPartial: "partly resident (b_g2 streamed)", TierStreamed: "streamed"}[tier]
+			if len(info.Tiers) != 1 || info.Tiers[0].Tier != wantTier || info.Tiers[0].HostBytes <= 0 {
+				t.Errorf("tier %s: preload reports %+v, want %q with host bytes", tier, info.Tiers, wantTier)
+			}
+			got := await(t, submit(t, p, spec))
+			if got.Proofs[0].Bytes() != want.Proofs[0].Bytes() {
+				t.Errorf("tier %s: GPU proof differs from the CPU's", tier)
+			}
+			p.Close()
+		}
+	})
+
 	t.Run("timed", func(t *testing.T) {
 		p := newPipelineOn(t, cfg, Deps{Backends: []backend.Backend{be}, Keys: BenchKeys{}}, nil)
 		defer p.Close()

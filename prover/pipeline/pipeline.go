@@ -362,6 +362,7 @@ type LoadInfo struct {
 	AlreadyResident bool
 	HostLoad        time.Duration
 	KeyLoads        []time.Duration // per device
+	Tiers           []TierInfo      // per device: where the key's vectors are (tiers.go)
 	Slots           int             // pooled slots allocated and page-locked (Config.PreloadSlots)
 	SlotTime        time.Duration
 }
@@ -427,6 +428,9 @@ func (p *Pipeline) Preload(ctx context.Context, c prover.Circuit) (LoadInfo, err
 		})
 	}
 	wg.Wait()
+	for _, d := range p.devices {
+		info.Tiers = append(info.Tiers, p.tierInfo(d, h))
+	}
 	for _, l := range info.KeyLoads {
 		if l > 0 {
 			info.AlreadyResident = false

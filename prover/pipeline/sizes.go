@@ -46,17 +46,23 @@ func (p *Pipeline) hostSlot(h Hint) slotShape {
 // unless keys are made on the devices (Deps.Keys: no parameter bytes on the host).
 func (p *Pipeline) hostEntryBytes(h Hint) int64 {
 	if p.deps.Keys != nil {
-		return h.ShapeBytes
+		return h.ShapeBytes + p.hostKeyBytes(h)
 	}
-	return h.hostEntryBytes()
+	return h.hostEntryBytes() + p.hostKeyBytes(h)
 }
 
-// deviceEntryBytes is a circuit resident on device d: its proving key, and on a device
+// deviceEntryBytes is a circuit resident on device d: its proving key (less the vectors
+// its memory tier streams from host memory, tiers.go), and on a device
 // with the pre-compiled path its recorded shape (CSR sides and coefficient table, about
 // the shape file's size, plus one 4-byte index per a and b density entry) and the proof
 // buffers the GPU backend keeps with the shape from its first proof until it is closed:
 // one set per proof stream (backend.ConcurrentProver).
 func (p *Pipeline) deviceEntryBytes(d *device, h Hint) int64 {
+	return p.deviceEntryBytesWith(d, h, p.keyPlacement(d, h))
+}
+
+// residentEntryBytes is deviceEntryBytes with the whole key on the device.
+func (p *Pipeline) residentEntryBytes(d *device, h Hint) int64 {
 	if !d.caps.resident {
 		return h.ParamsBytes
 	}

@@ -181,3 +181,26 @@ func (d *deviceBases) pointBytes() uint64 {
 	}
 	return g1AffineBytes
 }
+
+// StreamsKeys reports whether the library has the streamed MSMs.
+func (b *Backend) StreamsKeys() bool { return b.lib.HasHostMSM() }
+
+var _ backend.CapLifter = (*Backend)(nil)
+
+// WithoutCap runs f with the backend's device-memory cap lifted (see backend.CapLifter)
+// and sets it again after, which fails if more is then allocated than the cap allows.
+// The cap is per process and device: work running meanwhile is not capped either (the
+// pipeline lifts it only while loading a benchmark key). Without a cap it just runs f.
+func (b *Backend) WithoutCap(f func() error) error {
+	if b.memLimit == 0 {
+		return f()
+	}
+	if err := b.lib.SetMemoryLimit(b.device, 0); err != nil {
+		return wrap("lift the device memory cap", err)
+	}
+	err := f()
+	if capErr := b.lib.SetMemoryLimit(b.device, b.memLimit); capErr != nil {
+		return errors.Join(err, fmt.Errorf("gpu backend: setting the device memory cap of %d bytes again: %w", b.memLimit, capErr))
+	}
+	return err
+}
