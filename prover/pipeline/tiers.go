@@ -108,9 +108,10 @@ func (p *Pipeline) keyPlacement(d *device, h Hint) backend.KeyParts {
 	}
 	// From the budget alone, not from what else is resident now: the placement of a
 	// circuit on a device must be the same at admission and at every load.
-	full := p.deviceEntryBytesWith(d, h, 0)
-	avail := d.arena.capacity
-	if p.cfg.KeyTier == TierAuto && full <= avail {
+	// The MSMs' working room is kept free too: a key that fits only by leaving them
+	// nothing would run every MSM in its narrowest batches (or not at all).
+	avail := d.arena.capacity - msmRoom(h.Counts)
+	if p.cfg.KeyTier == TierAuto && p.deviceEntryBytesWith(d, h, 0) <= avail {
 		return 0
 	}
 	var parts backend.KeyParts
@@ -122,6 +123,13 @@ func (p *Pipeline) keyPlacement(d *device, h Hint) backend.KeyParts {
 	}
 	return parts
 }
+
+// msmRoom is the device memory a placement leaves beside the circuit's entry for its
+// largest MSM's working set: about 40 bytes per domain element (the scalars' index and
+// flag arrays, one window's sorted keys and values and the sort's storage, the buckets),
+// 5 GiB at 32 GiB PoRep. The MSMs take more where there is more (wider batches, the
+// pair rounds), and run with this much.
+func msmRoom(c r1cs.Counts) int64 { return int64(c.DomainSize()) * 40 }
 
 // streamReserve is counted in a device entry that streams: the MSMs' two chunk buffers
 // (the library sizes them from the memory then spare; this keeps at least that much of
