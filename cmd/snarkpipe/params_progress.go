@@ -26,11 +26,12 @@ type reportingParams struct {
 }
 
 // newReportingParams wraps the daemon's source: dev parameters from cache (generated on
-// first use) when dev, else the official files.
-func newReportingParams(dev bool, devDir, paramDir string) *reportingParams {
+// first use) when dev, else the official files (dev files under the official names
+// accepted when allowDev).
+func newReportingParams(dev, allowDev bool, devDir, paramDir string) *reportingParams {
 	r := &reportingParams{steps: map[prover.CircuitID]*stepProgress{}}
 	if !dev {
-		r.inner = srs.Files{Dir: paramDir, Names: officialNames()}
+		r.inner = srs.Files{Dir: paramDir, Names: officialNames(), Options: groth16.ReadOptions{AllowDev: allowDev}}
 		return r
 	}
 	r.dev = &srs.DirCache{Dir: devDir}

@@ -113,6 +113,22 @@ func (p *Params) WriteTo(w io.Writer) (int64, error) {
 	return pw.finish()
 }
 
+// FileSize is the size in bytes of what WriteTo writes.
+func (p *Params) FileSize() int64 {
+	return paramsFileSize(len(p.VK.IC), len(p.H)+len(p.L)+len(p.A)+len(p.BG1), len(p.BG2), p.Dev)
+}
+
+// paramsFileSize is the size of a .params file: the verifying key (ic IC points), the
+// proving-key vectors (g1 G1 and g2 G2 points in all), six length fields, and the dev
+// trailer when dev.
+func paramsFileSize(ic, g1, g2 int, dev bool) int64 {
+	size := int64(vkFixedSize) + 6*countSize + int64(ic+g1)*g1RawSize + int64(g2)*g2RawSize
+	if dev {
+		size += int64(devTrailerSize)
+	}
+	return size
+}
+
 // WriteFile writes the parameters to path atomically: a temporary file in the same
 // directory, synced, then renamed over path.
 func (p *Params) WriteFile(path string) (err error) {
@@ -208,7 +224,17 @@ func (pw *pointWriter) count(name string, n int) {
 
 func (pw *pointWriter) g1s(name string, ps []bls.G1Affine) {
 	pw.count(name, len(ps))
-	pw.vector(name, len(ps), g1RawSize, func(i int, dst []byte) bool {
+	pw.g1Points(name, 0, ps)
+}
+
+func (pw *pointWriter) g2s(name string, ps []bls.G2Affine) {
+	pw.count(name, len(ps))
+	pw.g2Points(name, 0, ps)
+}
+
+// g1Points writes ps, the points of vector name from index first on (no length field).
+func (pw *pointWriter) g1Points(name string, first int, ps []bls.G1Affine) {
+	pw.vector(name, first, len(ps), g1RawSize, func(i int, dst []byte) bool {
 		if ps[i].IsInfinity() {
 			return false
 		}
@@ -218,9 +244,9 @@ func (pw *pointWriter) g1s(name string, ps []bls.G1Affine) {
 	})
 }
 
-func (pw *pointWriter) g2s(name string, ps []bls.G2Affine) {
-	pw.count(name, len(ps))
-	pw.vector(name, len(ps), g2RawSize, func(i int, dst []byte) bool {
+// g2Points is g1Points for G2.
+func (pw *pointWriter) g2Points(name string, first int, ps []bls.G2Affine) {
+	pw.vector(name, first, len(ps), g2RawSize, func(i int, dst []byte) bool {
 		if ps[i].IsInfinity() {
 			return false
 		}
@@ -228,6 +254,13 @@ func (pw *pointWriter) g2s(name string, ps []bls.G2Affine) {
 		copy(dst, raw[:])
 		return true
 	})
+}
+
+// fail keeps err as the writer's error unless it already has one.
+func (pw *pointWriter) fail(err error) {
+	if pw.err == nil {
+		pw.err = err
+	}
 }
 
 // encodeChunkPoints is the number of points one goroutine encodes per round.
@@ -237,8 +270,8 @@ const encodeChunkPoints = 8192
 // parallel and then written in order (Montgomery → canonical conversion dominates, and a
 // dev file at production shape has half a billion points). put encodes point i into dst
 // and reports false for the point at infinity, which stops the write with an error whose
-// offset is that point's.
-func (pw *pointWriter) vector(name string, n, size int, put func(i int, dst []byte) bool) {
+// offset is that point's (its index in the vector is first+i).
+func (pw *pointWriter) vector(name string, first0, n, size int, put func(i int, dst []byte) bool) {
 	chunks := (n + encodeChunkPoints - 1) / encodeChunkPoints
 	workers := min(runtime.NumCPU(), chunks)
 	bufs := make([][]byte, workers)
@@ -275,7 +308,7 @@ func (pw *pointWriter) vector(name string, n, size int, put func(i int, dst []by
 			}
 			if bad[w] >= 0 {
 				pw.write(bufs[w][:(bad[w]-start)*size])
-				pw.identity(name, bad[w])
+				pw.identity(name, first0+bad[w])
 				return
 			}
 			pw.write(bufs[w][:(end-start)*size])
