@@ -239,7 +239,11 @@ func runBench(ctx context.Context, w io.Writer, o benchOptions) error {
 		return fmt.Errorf("bench: no GPU (%s): %s at %s on the CPU backend takes hours; pass --allow-cpu-large to run it anyway", desc, o.kind, sizeLabel(o.size))
 	}
 	pr.printf("backend: %s", desc)
-	pr.printf("parameters: INSECURE benchmark keys (toxic waste derived from the circuit id, known to anyone; made in memory, never written); proofs verify only against them")
+	written := "made in memory, never written"
+	if o.writeParams != "" {
+		written = "made in memory, written once to " + o.writeParams + " with the dev trailer"
+	}
+	pr.printf("parameters: INSECURE benchmark keys (toxic waste derived from the circuit id, known to anyone; %s); proofs verify only against them", written)
 	var gpus []backend.MemoryReporter
 	if isGPU {
 		for _, b := range bes {

@@ -2,6 +2,7 @@ package groth16_test
 
 import (
 	"bytes"
+	"sync"
 	"testing"
 
 	"github.com/snarkpipe/snarkpipe/prover/backend/cpu"
@@ -61,5 +62,35 @@ func TestWriteParamsStreamsTheKeyBack(t *testing.T) {
 	pk.Params = &groth16.Params{VK: full.VK, Dev: true}
 	if _, err := pk.WriteParams(&bytes.Buffer{}); err == nil {
 		t.Fatal("WriteParams on a backend without BasesReader succeeded")
+	}
+}
+
+// TestReadParamsProgress: the progress hook follows the decode up to every proving-key
+// point, and never past the total.
+func TestReadParamsProgress(t *testing.T) {
+	f := setupCircuit(t, &r1cstest.Random{Seed: 35, Constraints: 120, Inputs: 2, Unused: 3}, 43)
+	var buf bytes.Buffer
+	if _, err := f.pk.Params.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	p := f.pk.Params
+	want := int64(len(p.H) + len(p.L) + len(p.A) + len(p.BG1) + len(p.BG2))
+	var mu sync.Mutex
+	var last, calls int64
+	back, err := groth16.ParseParams(buf.Bytes(), groth16.ReadOptions{AllowDev: true, Progress: func(done, total int64) {
+		mu.Lock()
+		defer mu.Unlock()
+		calls++
+		if total != want || done > total {
+			t.Errorf("progress %d of %d, want a total of %d", done, total, want)
+		}
+		last = max(last, done)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	back.Close()
+	if calls == 0 || last != want {
+		t.Fatalf("%d progress calls, last %d of %d", calls, last, want)
 	}
 }

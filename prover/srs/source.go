@@ -43,6 +43,8 @@ type Files struct {
 	Dir     string
 	Names   map[prover.CircuitID]string
 	Options groth16.ReadOptions
+	// Progress, when set, follows a load: the proving-key points decoded of the total.
+	Progress func(id prover.CircuitID, done, total int64)
 }
 
 // Params reads the parameter file of id, after checking its .vk against it, and checks it
@@ -59,7 +61,11 @@ func (f Files) Params(ctx context.Context, id prover.CircuitID, shape *r1cs.Shap
 	if err := checkVKPair(path, VKPath(path)); err != nil {
 		return nil, &LoadError{Path: path, Err: err}
 	}
-	return readChecked(path, f.Options, shape)
+	opts := f.Options
+	if f.Progress != nil {
+		opts.Progress = func(done, total int64) { f.Progress(id, done, total) }
+	}
+	return readChecked(path, opts, shape)
 }
 
 // VKPath is the path of the .vk file that goes with the .params file at paramsPath.
