@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/snarkpipe/snarkpipe/prover/pipeline"
+	"github.com/snarkpipe/snarkpipe/prover/srs"
 )
 
 // job is one admitted request: the pipeline job plus what is needed to turn its result
@@ -284,9 +285,13 @@ func (t *jobTable) drain(ctx context.Context) error {
 // classifyJobError maps a pipeline or assembly failure to a service error.
 func classifyJobError(proofType string, err error) *Error {
 	var e *Error
+	var load *srs.LoadError
 	switch {
 	case errors.As(err, &e):
 		return e
+	case errors.As(err, &load):
+		// The operator replaces the file; the same request then succeeds.
+		return newError(CodeUnavailable, proofType, err, "parameters cannot be loaded")
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return newError(CodeCancelled, proofType, err, "job cancelled")
 	case errors.Is(err, pipeline.ErrClosed):

@@ -17,10 +17,12 @@ import (
 // benchKeys wraps the pipeline's key source for `bench`: it times every key it makes and
 // keeps a copy of each circuit's verifying key, which the Service (and the snap check)
 // verify the returned proof bytes against. The keys are INSECURE benchmark keys (known
-// toxic waste) and live only in this process: nothing is written anywhere.
+// toxic waste) and live only in this process, unless --write-params writes them (once per
+// circuit) as parameter files.
 type benchKeys struct {
 	inner  pipeline.KeySource
 	params pipeline.ParamsSource // --host-keys: the keys as host parameters
+	writer *paramsWriter         // --write-params; nil: nothing written
 
 	mu   sync.Mutex
 	vks  map[prover.CircuitID]*groth16.VerifyingKey
@@ -55,6 +57,12 @@ func (k *benchKeys) ProvingKey(ctx context.Context, id prover.CircuitID, shape *
 		pk.Close()
 		return nil, err
 	}
+	if k.writer != nil {
+		if err := k.writer.provingKey(id, pk); err != nil {
+			pk.Close()
+			return nil, err
+		}
+	}
 	return pk, nil
 }
 
@@ -70,6 +78,12 @@ func (k *benchKeys) Params(ctx context.Context, id prover.CircuitID, shape *r1cs
 	if err := k.remember(id, &p.VK, "host", took); err != nil {
 		p.Close()
 		return nil, err
+	}
+	if k.writer != nil {
+		if err := k.writer.params(id, p); err != nil {
+			p.Close()
+			return nil, err
+		}
 	}
 	return p, nil
 }

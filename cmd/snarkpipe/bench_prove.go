@@ -38,6 +38,7 @@ type benchOptions struct {
 	hostKeys      bool      // keys kept on the host as parameters (pipeline.BenchParams)
 	keyDevice     int       // --host-keys: the GPU that makes them (-1: the first of devices)
 	windowDuring  bool      // porep: one Window PoSt partition submitted after the first proof
+	writeParams   string    // write each key once as .params + .vk in this directory
 	pipe          pipeline.Config
 	trace, json   string
 	poll          time.Duration
@@ -49,7 +50,7 @@ func benchProveFlags(kind string) []cli.Flag {
 	d := pipeline.DefaultConfig().Resolved()
 	flags := []cli.Flag{
 		&cli.StringFlag{Name: "size", Required: true, Usage: "sector size: 2KiB, 8MiB, 512MiB, 32GiB or 64GiB"},
-		&cli.IntFlag{Name: "proofs", Value: 1, Usage: "proofs to make (each fully verified)"},
+		&cli.IntFlag{Name: "proofs", Value: 1, Usage: "proofs to make (each fully verified; 0 with --write-params: only make and write the keys)"},
 		&cli.BoolFlag{Name: "sequential", Usage: "submit each proof after the previous one finished (default: all at once, so the pipeline overlaps them)"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the synthetic inputs"},
 		&cli.BoolFlag{Name: "cpu", Usage: "use the CPU backend even if a GPU is present"},
@@ -73,6 +74,7 @@ func benchProveFlags(kind string) []cli.Flag {
 		&cli.Float64Flag{Name: "host-budget", Usage: "host memory budget in GiB (default: physical memory minus 5 GiB)"},
 		&cli.Float64Flag{Name: "device-budget", Usage: "device memory budget in GiB (default: the GPU's memory minus 2 GiB; CPU: the host budget)"},
 		&cli.StringFlag{Name: "recordings", Usage: "keep recorded circuits in this directory across runs (default: record in memory at every start)"},
+		&cli.StringFlag{Name: "write-params", Usage: "write each benchmark key once into this `DIR` as a .params + .vk pair with the dev trailer, under the official file names (a daemon with allow_dev_params on DIR loads them); a GPU key is read back from the device as it is written"},
 		&cli.StringFlag{Name: "trace", Usage: "write the pipeline timeline (Chrome trace JSON) to this file"},
 		&cli.StringFlag{Name: "json", Usage: "write the results as JSON to this file"},
 		&cli.DurationFlag{Name: "poll", Value: 100 * time.Millisecond, Usage: "memory polling interval (host RSS, GPU used memory)"},
@@ -120,6 +122,7 @@ func benchOptionsOf(c *cli.Context, kind string) (benchOptions, error) {
 		serialMSMs: c.Bool("serial-msms"), streamPlan: c.Float64Slice("stream-plan"),
 		hostKeys: c.Bool("host-keys"), keyDevice: c.Int("key-device"), windowDuring: kind == "porep" && c.Bool("window-during"),
 		trace: c.String("trace"), json: c.String("json"), poll: c.Duration("poll"), progress: c.Duration("progress"),
+		writeParams: c.String("write-params"),
 	}
 	if kind == "window" {
 		o.partitions = c.Int("partitions")
@@ -150,8 +153,10 @@ func benchOptionsOf(c *cli.Context, kind string) (benchOptions, error) {
 	o.pipe.HostBudget = gib(c.Float64("host-budget"))
 	o.pipe.DeviceBudget = gib(c.Float64("device-budget"))
 	switch {
-	case o.proofs < 1:
-		return o, fmt.Errorf("bench: --proofs %d < 1", o.proofs)
+	case o.proofs < 0 || (o.proofs == 0 && o.writeParams == ""):
+		return o, fmt.Errorf("bench: --proofs %d < 1 (0 only with --write-params)", o.proofs)
+	case o.proofs == 0 && o.cold:
+		return o, errors.New("bench: --proofs 0 makes the keys in the setup (not --cold)")
 	case o.partitions < 1:
 		return o, fmt.Errorf("bench: --partitions %d < 1", o.partitions)
 	case o.keyDevice >= 0 && !o.hostKeys:
@@ -238,7 +243,11 @@ func runBench(ctx context.Context, w io.Writer, o benchOptions) error {
 		return fmt.Errorf("bench: no GPU (%s): %s at %s on the CPU backend takes hours; pass --allow-cpu-large to run it anyway", desc, o.kind, sizeLabel(o.size))
 	}
 	pr.printf("backend: %s", desc)
-	pr.printf("parameters: INSECURE benchmark keys (toxic waste derived from the circuit id, known to anyone; made in memory, never written); proofs verify only against them")
+	written := "made in memory, never written"
+	if o.writeParams != "" {
+		written = "made in memory, written once to " + o.writeParams + " with the dev trailer"
+	}
+	pr.printf("parameters: INSECURE benchmark keys (toxic waste derived from the circuit id, known to anyone; %s); proofs verify only against them", written)
 	var gpus []backend.MemoryReporter
 	if isGPU {
 		for _, b := range bes {

@@ -141,6 +141,9 @@ func (r *benchRun) do(ctx context.Context) (err error) {
 func (r *benchRun) start() error {
 	o := r.o
 	r.keys = newBenchKeys(benchKeySource)
+	if o.writeParams != "" {
+		r.keys.writer = newParamsWriter(o.writeParams, r.pr.printf)
+	}
 	r.reg = prometheus.NewRegistry()
 	codeID, _ := pipeline.CodeIDOfExecutable() // empty on failure: probe as usual
 	deps := pipeline.Deps{Backends: r.backends, Keys: r.keys, Registerer: r.reg, CodeID: codeID}

@@ -45,6 +45,7 @@ var daemonCmd = &cli.Command{
 	Flags: []cli.Flag{
 		&cli.StringFlag{Name: "config", Usage: "TOML configuration `FILE` (snarkpipe config default prints a commented one)"},
 		&cli.BoolFlag{Name: "dev", Usage: "prove with dev parameters (made once, cached; proofs NOT valid on chain)"},
+		&cli.BoolFlag{Name: "allow-dev-params", Usage: "accept dev files under the official names in param_dir (bench --write-params; proofs NOT valid on chain)"},
 		&cli.StringFlag{Name: "listen", Usage: "override listen (host:port; port 0 picks a free one)"},
 		&cli.StringFlag{Name: "backend", Usage: "override backend: auto, gpu or cpu"},
 		&cli.BoolFlag{Name: "demo", Usage: "embedded demo: dev parameters, listen on a free port, prove a built-in 2 KiB sector's C2, Winning and Window PoSt through the API and print the timings"},
@@ -60,6 +61,9 @@ var daemonCmd = &cli.Command{
 		}
 		if c.Bool("dev") {
 			cfg.Dev = true
+		}
+		if c.Bool("allow-dev-params") {
+			cfg.AllowDevParams = true
 		}
 		if c.IsSet("listen") {
 			cfg.Listen = c.String("listen")
@@ -132,6 +136,9 @@ func provenanceKind(cfg daemonConfig) string {
 	if cfg.Dev {
 		return "dev (" + cfg.DevParamDir + ")"
 	}
+	if cfg.AllowDevParams {
+		return "official names, dev files allowed (" + cfg.ParamDir + ")"
+	}
 	return "official (" + cfg.ParamDir + ")"
 }
 
@@ -156,8 +163,8 @@ func startDaemon(ctx context.Context, cfg daemonConfig) (*daemon, error) {
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	params := newReportingParams(cfg.Dev, cfg.DevParamDir, cfg.ParamDir)
-	servable, provenance := officialParams(cfg.ParamDir)
+	params := newReportingParams(cfg.Dev, cfg.AllowDevParams, cfg.DevParamDir, cfg.ParamDir)
+	servable, provenance := officialParams(cfg.ParamDir, cfg.AllowDevParams)
 	verifyingKey := officialVerifyingKeys(cfg.ParamDir)
 	if cfg.Dev {
 		servable, verifyingKey = nil, nil
@@ -174,7 +181,7 @@ func startDaemon(ctx context.Context, cfg daemonConfig) (*daemon, error) {
 	}
 	pipe.Start()
 	svc, err := sealer.New(cfg.Sealer, sealer.Deps{
-		Prover: pipe, Backend: desc, GPU: gpu, Devices: devices, DevParams: cfg.Dev, Provenance: provenance, Servable: servable,
+		Prover: pipe, Backend: desc, GPU: gpu, Devices: devices, DevParams: cfg.Dev || cfg.AllowDevParams, Provenance: provenance, Servable: servable,
 		VerifyingKey: verifyingKey, Log: jobLog(),
 	})
 	if err != nil {
@@ -287,8 +294,9 @@ func officialNames() map[prover.CircuitID]string {
 	return names
 }
 
-// officialParams says whether a circuit's official file is present, and names it.
-func officialParams(dir string) (func(prover.CircuitID) error, func(prover.CircuitID) string) {
+// officialParams says whether a circuit's official file is present, and names it (as
+// possibly a dev file when allowDev).
+func officialParams(dir string, allowDev bool) (func(prover.CircuitID) error, func(prover.CircuitID) string) {
 	names := officialNames()
 	servable := func(id prover.CircuitID) error {
 		name, ok := names[id]
@@ -302,8 +310,12 @@ func officialParams(dir string) (func(prover.CircuitID) error, func(prover.Circu
 		}
 		return nil
 	}
+	kind := "official "
+	if allowDev {
+		kind = "official name, dev files allowed: "
+	}
 	provenance := func(id prover.CircuitID) string {
-		return "official " + filepath.Join(dir, names[id])
+		return kind + filepath.Join(dir, names[id])
 	}
 	return servable, provenance
 }

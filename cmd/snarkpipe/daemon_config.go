@@ -35,6 +35,7 @@ type daemonConfig struct {
 	ParamDir        string          `toml:"param_dir"`
 	DevParamDir     string          `toml:"dev_param_dir"`
 	Dev             bool            `toml:"dev"`
+	AllowDevParams  bool            `toml:"allow_dev_params"`
 	RecordingsDir   string          `toml:"recordings_dir"`
 	TokenSecret     string          `toml:"token_secret"`
 	StateDir        string          `toml:"state_dir"`
@@ -64,6 +65,7 @@ var configComments = map[string]string{
 	"param_dir":           "Official parameter files. Empty: $FIL_PROOFS_PARAMETER_CACHE, else /var/tmp/filecoin-proof-parameters.",
 	"dev_param_dir":       "Dev (untrusted-setup) parameters, used only with dev = true; every snarkpipe command shares them. Empty: user cache dir/snarkpipe/dev-params.",
 	"dev":                 "Prove with dev parameters made on first use. Proofs are NOT valid on chain.",
+	"allow_dev_params":    "Accept dev (untrusted-setup) files under the official names in param_dir, e.g. written by `snarkpipe bench --write-params`, to measure the official file path. Proofs are NOT valid on chain.",
 	"recordings_dir":      "Recorded circuits (CSR matrices) and capacity hints. Empty: user cache dir/snarkpipe/recordings.",
 	"token_secret":        "HS256 secret for API tokens; created on first start. Empty: user config dir/snarkpipe/token-secret.",
 	"state_dir":           "Where the running daemon writes its api file and a read token, for `snarkpipe status` and other local clients. Empty: user config dir/snarkpipe.",

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/snarkpipe/snarkpipe/prover"
@@ -20,17 +21,21 @@ type reportingParams struct {
 	inner pipeline.ParamsSource
 	// dev is the dev cache when inner generates dev parameters (nil: official files).
 	dev *srs.DirCache
+	// files is inner when it reads official files (nil: dev parameters).
+	files *srs.Files
 
 	mu    sync.Mutex
 	steps map[prover.CircuitID]*stepProgress
 }
 
 // newReportingParams wraps the daemon's source: dev parameters from cache (generated on
-// first use) when dev, else the official files.
-func newReportingParams(dev bool, devDir, paramDir string) *reportingParams {
+// first use) when dev, else the official files (dev files under the official names
+// accepted when allowDev).
+func newReportingParams(dev, allowDev bool, devDir, paramDir string) *reportingParams {
 	r := &reportingParams{steps: map[prover.CircuitID]*stepProgress{}}
 	if !dev {
-		r.inner = srs.Files{Dir: paramDir, Names: officialNames()}
+		r.files = &srs.Files{Dir: paramDir, Names: officialNames(), Options: groth16.ReadOptions{AllowDev: allowDev}, Progress: r.progress}
+		r.inner = *r.files
 		return r
 	}
 	r.dev = &srs.DirCache{Dir: devDir}
@@ -41,6 +46,12 @@ func newReportingParams(dev bool, devDir, paramDir string) *reportingParams {
 // Params reports the step around the inner source's work.
 func (r *reportingParams) Params(ctx context.Context, id prover.CircuitID, shape *r1cs.Shape) (*groth16.Params, error) {
 	label := fmt.Sprintf("loading parameters of %s", id)
+	if r.files != nil {
+		path := filepath.Join(r.files.Dir, r.files.Names[id])
+		if fi, err := os.Stat(path); err == nil {
+			label = fmt.Sprintf("loading parameters of %s from %s (%s)", id, path, decimalBytes(fi.Size()))
+		}
+	}
 	if r.dev != nil {
 		if path, err := r.dev.Path(srs.DevParamsName(shape)); err == nil {
 			if _, err := os.Stat(path); err != nil {

@@ -203,10 +203,12 @@ type StreamingShapeEvaluator interface {
 
 // BasesReader is an optional Backend capability: copying resident bases back to host
 // memory (benchmark keys made on a device, then kept on the host as parameter files
-// would be). dst must have exactly the bases' length.
+// would be, or written to a parameter file). A read copies the len(dst) bases starting at
+// index offset, so a key can be streamed to disk in pieces without a second whole copy on
+// the host; a range past the end is an error.
 type BasesReader interface {
-	ReadG1(b G1Bases, dst []bls.G1Affine) error
-	ReadG2(b G2Bases, dst []bls.G2Affine) error
+	ReadG1(b G1Bases, offset int, dst []bls.G1Affine) error
+	ReadG2(b G2Bases, offset int, dst []bls.G2Affine) error
 }
 
 // ConcurrentProver is an optional ShapeEvaluator capability: the number of resident

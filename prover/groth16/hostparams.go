@@ -32,7 +32,7 @@ func (pk *ProvingKey) HostParams() (*Params, error) {
 		vec, blk, err := allocVector[bls.G1Affine](v.src.Len())
 		if err == nil {
 			p.offheap = append(p.offheap, blk)
-			err = rd.ReadG1(v.src, vec)
+			err = rd.ReadG1(v.src, 0, vec)
 		}
 		if err != nil {
 			p.Close()
@@ -43,7 +43,7 @@ func (pk *ProvingKey) HostParams() (*Params, error) {
 	vec, blk, err := allocVector[bls.G2Affine](pk.bg2.Len())
 	if err == nil {
 		p.offheap = append(p.offheap, blk)
-		err = rd.ReadG2(pk.bg2, vec)
+		err = rd.ReadG2(pk.bg2, 0, vec)
 	}
 	if err != nil {
 		p.Close()

@@ -1,6 +1,8 @@
 package groth16
 
 import (
+	"fmt"
+
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 )
 
@@ -65,6 +67,33 @@ func (vk *VerifyingKey) Equal(o *VerifyingKey) bool {
 		return false
 	}
 	return equalG1s(vk.IC, o.IC)
+}
+
+// Difference names the first field, in file order, where o differs from vk ("alpha_g1",
+// …, "delta_g2", "ic" for the IC length, "ic[i]"), or returns "" when they are equal.
+func (vk *VerifyingKey) Difference(o *VerifyingKey) string {
+	switch {
+	case !vk.AlphaG1.Equal(&o.AlphaG1):
+		return "alpha_g1"
+	case !vk.BetaG1.Equal(&o.BetaG1):
+		return "beta_g1"
+	case !vk.BetaG2.Equal(&o.BetaG2):
+		return "beta_g2"
+	case !vk.GammaG2.Equal(&o.GammaG2):
+		return "gamma_g2"
+	case !vk.DeltaG1.Equal(&o.DeltaG1):
+		return "delta_g1"
+	case !vk.DeltaG2.Equal(&o.DeltaG2):
+		return "delta_g2"
+	case len(vk.IC) != len(o.IC):
+		return fmt.Sprintf("ic (%d points, not %d)", len(o.IC), len(vk.IC))
+	}
+	for i := range vk.IC {
+		if !vk.IC[i].Equal(&o.IC[i]) {
+			return fmt.Sprintf("ic[%d]", i)
+		}
+	}
+	return ""
 }
 
 // Equal reports whether two parameter sets hold the same points, in the same order, and

@@ -73,6 +73,9 @@ type ReadOptions struct {
 	ExpectDigest string
 	// Workers is the number of decoding goroutines; 0 means runtime.NumCPU().
 	Workers int
+	// Progress, when set, is called from the decoding goroutines (concurrently) with the
+	// proving-key points decoded so far and their total, after each chunk.
+	Progress func(done, total int64)
 }
 
 // ReadParams reads a bellperson .params file. The file is mapped read-only and decoded in
@@ -110,13 +113,15 @@ func ParseParams(data []byte, opts ReadOptions) (*Params, error) {
 	}
 	var checks sync.WaitGroup
 	var digestErr, trailerErr error
+	var decodeFailed atomic.Bool
 	if opts.ExpectDigest != "" {
 		checks.Go(func() { digestErr = checkDigest(data, opts.ExpectDigest) })
 	}
 	if lay.dev {
-		checks.Go(func() { trailerErr = checkDevTrailer(data[:lay.end], data[lay.end:]) })
+		checks.Go(func() { trailerErr = checkDevTrailer(data[:lay.end], data[lay.end:], &decodeFailed) })
 	}
 	p, err := decodeParams(data, &lay, opts)
+	decodeFailed.Store(err != nil)
 	checks.Wait()
 	if err == nil {
 		err = errors.Join(digestErr, trailerErr)
@@ -163,7 +168,7 @@ func decodeParams(data []byte, lay *paramsLayout, opts ReadOptions) (*Params, er
 	if opts.SubgroupCheck {
 		mode = subgroupBatch
 	}
-	return p, decodeParallel(jobs, mode, opts.Workers)
+	return p, decodeParallel(jobs, mode, opts.Workers, opts.Progress)
 }
 
 func allocG1For(p *Params, s vectorSpan) ([]bls.G1Affine, error) {
@@ -342,7 +347,7 @@ func decodeVerifyingKey(b []byte, lay *vkLayout) (VerifyingKey, error) {
 		off += f.size
 	}
 	vk.IC = make([]bls.G1Affine, lay.ic.count)
-	err := decodeParallel([]decodeJob{g1Job(b, lay.ic, vk.IC)}, subgroupEach, 0)
+	err := decodeParallel([]decodeJob{g1Job(b, lay.ic, vk.IC)}, subgroupEach, 0, nil)
 	return vk, err
 }
 
@@ -463,9 +468,12 @@ type decodeChunk struct {
 // decodeParallel decodes all jobs with workers goroutines over fixed-size chunks taken in
 // file order. After an error no new chunk is started, but every earlier chunk was already
 // taken and runs to its end, so the error returned is always the first one in the file.
-func decodeParallel(jobs []decodeJob, mode subgroupMode, workers int) error {
+// progress (nil: none) follows the points decoded.
+func decodeParallel(jobs []decodeJob, mode subgroupMode, workers int, progress func(done, total int64)) error {
 	var chunks []decodeChunk
+	var total int64
 	for j, job := range jobs {
+		total += int64(job.span.count)
 		for s := 0; s < job.span.count; s += decodeChunkPoints {
 			chunks = append(chunks, decodeChunk{j, s, min(s+decodeChunkPoints, job.span.count)})
 		}
@@ -474,7 +482,7 @@ func decodeParallel(jobs []decodeJob, mode subgroupMode, workers int) error {
 		workers = runtime.NumCPU()
 	}
 	workers = min(workers, len(chunks))
-	var next atomic.Int64
+	var next, decoded atomic.Int64
 	var failed atomic.Bool
 	firstErr := make([]*FormatError, workers)
 	var wg sync.WaitGroup
@@ -489,6 +497,9 @@ func decodeParallel(jobs []decodeJob, mode subgroupMode, workers int) error {
 					firstErr[w] = err
 					failed.Store(true)
 					return
+				}
+				if progress != nil {
+					progress(decoded.Add(int64(chunks[c].end-chunks[c].start)), total)
 				}
 			}
 		})

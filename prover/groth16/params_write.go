@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 )
@@ -63,10 +64,22 @@ func scanDevTrailer(rest []byte, off int) (dev bool, err error) {
 	return true, nil
 }
 
-// checkDevTrailer verifies the trailer's SHA-256 of body (all bytes before it).
-func checkDevTrailer(body, trailer []byte) error {
-	sum := sha256.Sum256(body)
-	if !bytes.Equal(sum[:], trailer[len(devTrailerMagic)+4:]) {
+// devHashSlice is how many bytes checkDevTrailer hashes between looks at its stop flag.
+const devHashSlice = 256 << 20
+
+// checkDevTrailer verifies the trailer's SHA-256 of body (all bytes before it). It gives
+// up, returning nil, once stop is set (the decode running beside it failed and its error
+// is the one reported): hashing a 47 GB file takes about 20 s.
+func checkDevTrailer(body, trailer []byte, stop *atomic.Bool) error {
+	h := sha256.New()
+	for off := 0; off < len(body); off += devHashSlice {
+		if stop.Load() {
+			return nil
+		}
+		h.Write(body[off:min(off+devHashSlice, len(body))])
+	}
+	sum := h.Sum(nil)
+	if !bytes.Equal(sum, trailer[len(devTrailerMagic)+4:]) {
 		return &FormatError{Vector: "trailer", Index: -1, Offset: int64(len(body)),
 			Err: fmt.Errorf("%w: SHA-256 of the file does not match", ErrBadDevTrailer)}
 	}
@@ -111,6 +124,22 @@ func (p *Params) WriteTo(w io.Writer) (int64, error) {
 		pw.trailer()
 	}
 	return pw.finish()
+}
+
+// FileSize is the size in bytes of what WriteTo writes.
+func (p *Params) FileSize() int64 {
+	return paramsFileSize(len(p.VK.IC), len(p.H)+len(p.L)+len(p.A)+len(p.BG1), len(p.BG2), p.Dev)
+}
+
+// paramsFileSize is the size of a .params file: the verifying key (ic IC points), the
+// proving-key vectors (g1 G1 and g2 G2 points in all), six length fields, and the dev
+// trailer when dev.
+func paramsFileSize(ic, g1, g2 int, dev bool) int64 {
+	size := int64(vkFixedSize) + 6*countSize + int64(ic+g1)*g1RawSize + int64(g2)*g2RawSize
+	if dev {
+		size += int64(devTrailerSize)
+	}
+	return size
 }
 
 // WriteFile writes the parameters to path atomically: a temporary file in the same
@@ -208,7 +237,17 @@ func (pw *pointWriter) count(name string, n int) {
 
 func (pw *pointWriter) g1s(name string, ps []bls.G1Affine) {
 	pw.count(name, len(ps))
-	pw.vector(name, len(ps), g1RawSize, func(i int, dst []byte) bool {
+	pw.g1Points(name, 0, ps)
+}
+
+func (pw *pointWriter) g2s(name string, ps []bls.G2Affine) {
+	pw.count(name, len(ps))
+	pw.g2Points(name, 0, ps)
+}
+
+// g1Points writes ps, the points of vector name from index first on (no length field).
+func (pw *pointWriter) g1Points(name string, first int, ps []bls.G1Affine) {
+	pw.vector(name, first, len(ps), g1RawSize, func(i int, dst []byte) bool {
 		if ps[i].IsInfinity() {
 			return false
 		}
@@ -218,9 +257,9 @@ func (pw *pointWriter) g1s(name string, ps []bls.G1Affine) {
 	})
 }
 
-func (pw *pointWriter) g2s(name string, ps []bls.G2Affine) {
-	pw.count(name, len(ps))
-	pw.vector(name, len(ps), g2RawSize, func(i int, dst []byte) bool {
+// g2Points is g1Points for G2.
+func (pw *pointWriter) g2Points(name string, first int, ps []bls.G2Affine) {
+	pw.vector(name, first, len(ps), g2RawSize, func(i int, dst []byte) bool {
 		if ps[i].IsInfinity() {
 			return false
 		}
@@ -228,6 +267,13 @@ func (pw *pointWriter) g2s(name string, ps []bls.G2Affine) {
 		copy(dst, raw[:])
 		return true
 	})
+}
+
+// fail keeps err as the writer's error unless it already has one.
+func (pw *pointWriter) fail(err error) {
+	if pw.err == nil {
+		pw.err = err
+	}
 }
 
 // encodeChunkPoints is the number of points one goroutine encodes per round.
@@ -237,8 +283,8 @@ const encodeChunkPoints = 8192
 // parallel and then written in order (Montgomery → canonical conversion dominates, and a
 // dev file at production shape has half a billion points). put encodes point i into dst
 // and reports false for the point at infinity, which stops the write with an error whose
-// offset is that point's.
-func (pw *pointWriter) vector(name string, n, size int, put func(i int, dst []byte) bool) {
+// offset is that point's (its index in the vector is first+i).
+func (pw *pointWriter) vector(name string, first0, n, size int, put func(i int, dst []byte) bool) {
 	chunks := (n + encodeChunkPoints - 1) / encodeChunkPoints
 	workers := min(runtime.NumCPU(), chunks)
 	bufs := make([][]byte, workers)
@@ -275,7 +321,7 @@ func (pw *pointWriter) vector(name string, n, size int, put func(i int, dst []by
 			}
 			if bad[w] >= 0 {
 				pw.write(bufs[w][:(bad[w]-start)*size])
-				pw.identity(name, bad[w])
+				pw.identity(name, first0+bad[w])
 				return
 			}
 			pw.write(bufs[w][:(end-start)*size])

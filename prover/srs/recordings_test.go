@@ -105,6 +105,13 @@ func TestDevSourceAndParamsBytes(t *testing.T) {
 		t.Fatalf("ParamsBytes %d, vectors hold %d", est, actual)
 	}
 	other := record(t, &r1cstest.Chain{N: 10})
+	vk, err := os.Create(VKPath(filepath.Join(src.Cache.Dir, DevParamsName(s))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.VK.WriteTo(vk); err != nil || vk.Close() != nil {
+		t.Fatal(err)
+	}
 	files := Files{Dir: src.Cache.Dir, Names: map[prover.CircuitID]string{"x": DevParamsName(s)}, Options: groth16.ReadOptions{AllowDev: true}}
 	if _, err := files.Params(context.Background(), "x", other); !errors.Is(err, groth16.ErrShape) {
 		t.Fatalf("params of another shape: %v", err)

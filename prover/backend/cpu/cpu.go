@@ -86,12 +86,9 @@ func (b *Backend) LoadG2(points []bls.G2Affine) (backend.G2Bases, error) {
 
 var _ backend.BasesReader = (*Backend)(nil)
 
-// ReadG1 copies the bases into dst (backend.BasesReader).
-func (b *Backend) ReadG1(bases backend.G1Bases, dst []bls.G1Affine) error {
-	src, err := g1Slice(bases, 0, bases.Len())
-	if err == nil && len(dst) != len(src) {
-		err = fmt.Errorf("cpu backend: ReadG1 of %d bases into %d points", len(src), len(dst))
-	}
+// ReadG1 copies bases [offset, offset+len(dst)) into dst (backend.BasesReader).
+func (b *Backend) ReadG1(bases backend.G1Bases, offset int, dst []bls.G1Affine) error {
+	src, err := g1Slice(bases, offset, len(dst))
 	if err != nil {
 		return err
 	}
@@ -99,12 +96,9 @@ func (b *Backend) ReadG1(bases backend.G1Bases, dst []bls.G1Affine) error {
 	return nil
 }
 
-// ReadG2 copies the bases into dst (backend.BasesReader).
-func (b *Backend) ReadG2(bases backend.G2Bases, dst []bls.G2Affine) error {
-	src, err := g2Slice(bases, 0, bases.Len())
-	if err == nil && len(dst) != len(src) {
-		err = fmt.Errorf("cpu backend: ReadG2 of %d bases into %d points", len(src), len(dst))
-	}
+// ReadG2 copies bases [offset, offset+len(dst)) into dst (backend.BasesReader).
+func (b *Backend) ReadG2(bases backend.G2Bases, offset int, dst []bls.G2Affine) error {
+	src, err := g2Slice(bases, offset, len(dst))
 	if err != nil {
 		return err
 	}

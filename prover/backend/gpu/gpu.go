@@ -408,9 +408,10 @@ func (b *Backend) upload(p unsafe.Pointer, bytes uint64) (cuda.DevPtr, error) {
 
 var _ backend.BasesReader = (*Backend)(nil)
 
-// ReadG1 copies resident bases back into dst (backend.BasesReader): the device holds
-// them in gnark-crypto's affine layout, so this is one download.
-func (b *Backend) ReadG1(bases backend.G1Bases, dst []bls.G1Affine) error {
+// ReadG1 copies resident bases [offset, offset+len(dst)) back into dst
+// (backend.BasesReader): the device holds them in gnark-crypto's affine layout, so this
+// is one download.
+func (b *Backend) ReadG1(bases backend.G1Bases, offset int, dst []bls.G1Affine) error {
 	d, err := b.g1(bases)
 	if err != nil {
 		return err
@@ -419,11 +420,11 @@ func (b *Backend) ReadG1(bases backend.G1Bases, dst []bls.G1Affine) error {
 	if len(dst) > 0 {
 		p = unsafe.Pointer(&dst[0])
 	}
-	return wrap("read G1 bases", b.readBases(d, len(dst), p))
+	return wrap("read G1 bases", b.readBases(d, offset, len(dst), p))
 }
 
 // ReadG2 is ReadG1 for G2 bases.
-func (b *Backend) ReadG2(bases backend.G2Bases, dst []bls.G2Affine) error {
+func (b *Backend) ReadG2(bases backend.G2Bases, offset int, dst []bls.G2Affine) error {
 	d, err := b.g2(bases)
 	if err != nil {
 		return err
@@ -432,13 +433,10 @@ func (b *Backend) ReadG2(bases backend.G2Bases, dst []bls.G2Affine) error {
 	if len(dst) > 0 {
 		p = unsafe.Pointer(&dst[0])
 	}
-	return wrap("read G2 bases", b.readBases(d, len(dst), p))
+	return wrap("read G2 bases", b.readBases(d, offset, len(dst), p))
 }
 
-func (b *Backend) readBases(d *deviceBases, n int, dst unsafe.Pointer) error {
-	if n != d.Len() {
-		return fmt.Errorf("%d bases into %d points", d.Len(), n)
-	}
+func (b *Backend) readBases(d *deviceBases, offset, n int, dst unsafe.Pointer) error {
 	size := uint64(g1AffineBytes)
 	if d.g2 {
 		size = g2AffineBytes
@@ -446,7 +444,7 @@ func (b *Backend) readBases(d *deviceBases, n int, dst unsafe.Pointer) error {
 	// Resolved under the device lock, which a Close's free also takes: the bases are
 	// either still there for the whole copy or reported closed.
 	return b.call(func(ctx cuda.Ctx) error {
-		src, err := d.ref(0, n)
+		src, err := d.ref(offset, n)
 		if err != nil || n == 0 {
 			return err
 		}

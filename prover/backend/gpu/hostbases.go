@@ -130,7 +130,7 @@ func (b *Backend) StreamKey(k backend.ResidentKey, parts backend.KeyParts) (back
 // moveToHost returns a host copy of d's device bases and closes d.
 func (b *Backend) moveToHost(d *deviceBases) (*hostVector, error) {
 	size := uint64(d.n) * d.pointBytes()
-	h, err := b.newHostVector(size, func(dst unsafe.Pointer) error { return b.readBases(d, d.n, dst) })
+	h, err := b.newHostVector(size, func(dst unsafe.Pointer) error { return b.readBases(d, 0, d.n, dst) })
 	if err != nil {
 		return nil, wrap("move bases to host memory", err)
 	}

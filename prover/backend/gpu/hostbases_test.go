@@ -80,7 +80,7 @@ func TestStreamedMSMMatchesResident(t *testing.T) {
 	}
 	// Read back: the host copy holds the points.
 	back := make([]bls.G1Affine, len(p1))
-	if err := b.ReadG1(h1, back); err != nil {
+	if err := b.ReadG1(h1, 0, back); err != nil {
 		t.Fatal(err)
 	}
 	for i := range back {
