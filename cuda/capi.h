@@ -181,6 +181,12 @@ snarkpipe_status* snarkpipe_fr_quotient(snarkpipe_ctx* ctx, void* d_a, void* d_b
 snarkpipe_status* snarkpipe_fr_csr_eval(snarkpipe_ctx* ctx, const void* d_rowptr, const void* d_col,
                                         const void* d_coeff, const void* d_coeffs, uint64_t rows, const void* d_z,
                                         void* d_out, uint64_t n_out);
+/* snarkpipe_fr_csr_eval over a side whose rowptr, col and coeff arrays are in host memory
+ * (page-locked for speed: the memory tiers' streamed shape), copied in chunks of rows of at
+ * most chunk_terms terms (> 0) through two device buffer sets; the same out. */
+snarkpipe_status* snarkpipe_fr_csr_eval_host(snarkpipe_ctx* ctx, const void* h_rowptr, const void* h_col,
+                                             const void* h_coeff, const void* d_coeffs, uint64_t rows,
+                                             const void* d_z, void* d_out, uint64_t n_out, uint64_t chunk_terms);
 /* Bit-packed witness: z[i] (i < n) = vals[rank] when bit i of d_field is set (rank = set
  * field bits before i = d_rank[i/64] + the popcount below i in its word), else h_one when
  * bit i of d_ones is set, else zero. Bitmaps are uint64 words (bit i = word[i/64] >> i%64);

@@ -124,6 +124,8 @@ type Lib struct {
 	// g1.cu, g2.cu: MSMs over bases in host memory (the memory tiers)
 	g1MSMHost func(Ctx, unsafe.Pointer, DevPtr, uint64, uint64, uint32, unsafe.Pointer, *uint32, *uint32) *cStatus
 	g2MSMHost func(Ctx, unsafe.Pointer, DevPtr, uint64, uint64, uint32, unsafe.Pointer, *uint32, *uint32) *cStatus
+	// spmv.cu: a recorded side evaluated from host memory (the memory tiers)
+	frCSREvalHost func(Ctx, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer, DevPtr, uint64, DevPtr, DevPtr, uint64, uint64) *cStatus
 }
 
 var (
@@ -250,6 +252,7 @@ func (l *Lib) register(h uintptr) error {
 		{&l.g2FixedMul, "snarkpipe_g2_fixed_mul"},
 		{&l.g1MSMHost, "snarkpipe_g1_msm_host"},
 		{&l.g2MSMHost, "snarkpipe_g2_msm_host"},
+		{&l.frCSREvalHost, "snarkpipe_fr_csr_eval_host"},
 	}
 	for _, s := range optional {
 		if p, err := purego.Dlsym(h, s.name); err == nil {
@@ -506,6 +509,26 @@ func (l *Lib) CSREval(c Ctx, m CSR, z, out DevPtr, nOut uint64) error {
 		return fmt.Errorf("fr_csr_eval: %w", ErrMissingSymbol)
 	}
 	return l.check("fr_csr_eval", l.frCSREval(c, m.RowPtr, m.Col, m.Coeff, m.Coeffs, m.Rows, z, out, nOut))
+}
+
+// CSRHost is a CSR side whose arrays are in host memory (page-locked for speed) over a
+// device coefficient table.
+type CSRHost struct {
+	RowPtr, Col, Coeff unsafe.Pointer
+	Coeffs             DevPtr
+	Rows               uint64
+}
+
+// HasHostCSR reports whether the library evaluates sides from host memory.
+func (l *Lib) HasHostCSR() bool { return l.frCSREvalHost != nil }
+
+// CSREvalHost is CSREval over a side in host memory, copied in chunks of rows of at most
+// chunkTerms (> 0) terms through two device buffer sets.
+func (l *Lib) CSREvalHost(c Ctx, m CSRHost, z, out DevPtr, nOut, chunkTerms uint64) error {
+	if l.frCSREvalHost == nil {
+		return fmt.Errorf("fr_csr_eval_host: %w", ErrMissingSymbol)
+	}
+	return l.check("fr_csr_eval_host", l.frCSREvalHost(c, m.RowPtr, m.Col, m.Coeff, m.Coeffs, m.Rows, z, out, nOut, chunkTerms))
 }
 
 // Gather writes out[i] = src[idx[i]] for i < n (Fr elements, uint32 indices).

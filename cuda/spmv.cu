@@ -18,6 +18,17 @@ snarkpipe_status* snarkpipe_fr_csr_eval(snarkpipe_ctx* ctx, const void* d_rowptr
   });
 }
 
+snarkpipe_status* snarkpipe_fr_csr_eval_host(snarkpipe_ctx* ctx, const void* h_rowptr, const void* h_col,
+                                             const void* h_coeff, const void* d_coeffs, uint64_t rows,
+                                             const void* d_z, void* d_out, uint64_t n_out, uint64_t chunk_terms) {
+  return guarded(ctx, [&] {
+    if (!d_out || (rows > 0 && (!h_rowptr || !h_col || !h_coeff || !d_coeffs || !d_z))) invalid("nil argument");
+    csr_eval_host_run(static_cast<const uint64_t*>(h_rowptr), static_cast<const uint32_t*>(h_col),
+                      static_cast<const uint32_t*>(h_coeff), static_cast<const Fr*>(d_coeffs), rows,
+                      static_cast<const Fr*>(d_z), static_cast<Fr*>(d_out), n_out, chunk_terms, ctx->stream);
+  });
+}
+
 snarkpipe_status* snarkpipe_fr_gather(snarkpipe_ctx* ctx, const void* d_src, const void* d_idx, uint64_t n,
                                       void* d_out) {
   return guarded(ctx, [&] {

@@ -75,6 +75,7 @@ type tierRow struct {
 	Device      int    `json:"device"`
 	Tier        string `json:"tier"`
 	Streamed    string `json:"streamed_vectors"`
+	Shape       bool   `json:"streamed_shape"`
 	HostBytes   int64  `json:"host_key_bytes"`
 	DeviceBytes int64  `json:"device_entry_bytes"`
 }

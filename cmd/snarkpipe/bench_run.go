@@ -249,12 +249,12 @@ func (r *benchRun) preload(ctx context.Context) error {
 		r.pr.printf("  device %d: key load %s = key generation %s + shape upload and the rest %s", i, fmtDur(d), fmtDur(gen), fmtDur(max(d-gen, 0)))
 	}
 	for i, t := range li.Tiers {
-		s.Tiers = append(s.Tiers, tierRow{Device: i, Tier: t.Tier, Streamed: t.Streamed.String(), HostBytes: t.HostBytes, DeviceBytes: t.DeviceBytes})
+		s.Tiers = append(s.Tiers, tierRow{Device: i, Tier: t.Tier, Streamed: t.Streamed.String(), Shape: t.Shape, HostBytes: t.HostBytes, DeviceBytes: t.DeviceBytes})
 		if t.HostBytes == 0 {
 			r.pr.printf("  device %d: memory tier %s: %s of the circuit on the device", i, t.Tier, fmtBytes(uint64(t.DeviceBytes)))
 			continue
 		}
-		r.pr.printf("  device %d: memory tier %s: %s of the circuit on the device, %s of key vectors in page-locked host memory, streamed every proof",
+		r.pr.printf("  device %d: memory tier %s: %s of the circuit on the device, %s in page-locked host memory, streamed every proof",
 			i, t.Tier, fmtBytes(uint64(t.DeviceBytes)), fmtBytes(uint64(t.HostBytes)))
 	}
 	return nil

@@ -121,6 +121,15 @@ type KeyStreamer interface {
 	StreamsKeys() bool
 }
 
+// ShapeStreamer is a ShapeEvaluator that can keep a recorded shape's CSR sides in
+// page-locked host memory and stream them to the device for each proof's A·z, B·z, C·z
+// (the memory tiers' streamed shape), with the same results.
+type ShapeStreamer interface {
+	LoadShapeStreamed(s *r1cs.Shape) (ResidentShape, error)
+	// ShapeStreamable reports whether the library can (one built before cannot).
+	ShapeStreamable() bool
+}
+
 // CapLifter is a backend whose device-memory cap (a smaller card played by a larger
 // one) can be lifted while f runs and is set again after it, refused if more memory is
 // then in use than the cap allows. The pipeline uses it only to make benchmark keys on

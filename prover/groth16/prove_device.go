@@ -48,6 +48,24 @@ func (pk *ProvingKey) LoadShape(s *r1cs.Shape) (*ResidentCircuit, error) {
 	return &ResidentCircuit{pk: pk, ev: ev, shape: rs}, nil
 }
 
+// LoadShapeStreamed is LoadShape with the shape's CSR sides kept in page-locked host
+// memory and streamed for every proof (backend.ShapeStreamer: the memory tiers).
+func (pk *ProvingKey) LoadShapeStreamed(s *r1cs.Shape) (*ResidentCircuit, error) {
+	ev, ok := pk.backend.(backend.ShapeEvaluator)
+	ss, streams := pk.backend.(backend.ShapeStreamer)
+	if !ok || !streams {
+		return nil, fmt.Errorf("%w (%s cannot stream a shape)", ErrNoResidentPath, pk.backend.Name())
+	}
+	if got := s.Counts(); got != pk.Counts {
+		return nil, fmt.Errorf("%w: shape counts %+v, key counts %+v", ErrShape, got, pk.Counts)
+	}
+	rs, err := ss.LoadShapeStreamed(s)
+	if err != nil {
+		return nil, fmt.Errorf("groth16: loading the streamed shape on %s: %w", pk.backend.Name(), err)
+	}
+	return &ResidentCircuit{pk: pk, ev: ev, shape: rs}, nil
+}
+
 // ReserveBuffers allocates the per-proof device buffers of the shape now, when the
 // backend can (backend.BufferReserver), instead of in the first proof; otherwise it does
 // nothing.

@@ -157,7 +157,7 @@ func deviceHeadroom(total uint64) uint64 { return min(DeviceHeadroom, total/8) }
 
 // deviceAdvice and hostAdvice end a refusal (ErrTooLarge) of the device and host budgets.
 const (
-	deviceAdvice = ": it needs a GPU with more memory (or a larger device_budget or device_memory_limit, if set below the card's memory); what is counted already has every key vector the device can stream left in host memory (key_tier), and the recorded circuit and the proof buffers cannot be streamed yet"
+	deviceAdvice = ": it needs a GPU with more memory (or a larger device_budget or device_memory_limit, if set below the card's memory); what is counted already leaves in host memory every key vector and the recorded circuit that the device can stream (key_tier); the proof buffers (z and three domain vectors) cannot be streamed yet"
 	hostAdvice   = ": it needs more host memory (or a larger host_budget, if set)"
 )
 

@@ -42,10 +42,10 @@ func (k *deviceKey) close() error {
 // shape.
 func (p *Pipeline) loadDeviceKey(ctx context.Context, d *device, st *circuitState, h Hint) (*deviceKey, error) {
 	counts := st.shape.Counts()
-	host := p.keyPlacement(d, h) // as admission counted it
+	pl := p.placementOf(d, h) // as admission counted it
 	var k *deviceKey
 	if p.deps.Keys != nil {
-		pk, err := p.makeKey(ctx, d, st, host)
+		pk, err := p.makeKey(ctx, d, st, pl.key)
 		if err != nil {
 			return nil, fmt.Errorf("pipeline: proving key of %s on %s: %w", st.id, d.backend.Name(), err)
 		}
@@ -59,14 +59,18 @@ func (p *Pipeline) loadDeviceKey(ctx context.Context, d *device, st *circuitStat
 				st.id, pk.Counts, len(pk.Params.VK.IC), counts)
 		}
 	} else {
-		pk, err := groth16.NewProvingKeyIn(d.backend, st.params, counts, host)
+		pk, err := groth16.NewProvingKeyIn(d.backend, st.params, counts, pl.key)
 		if err != nil {
 			return nil, err
 		}
 		k = &deviceKey{pk: pk}
 	}
 	if d.caps.resident {
-		rc, err := k.pk.LoadShape(st.shape)
+		load := k.pk.LoadShape
+		if pl.shape {
+			load = k.pk.LoadShapeStreamed
+		}
+		rc, err := load(st.shape)
 		if err != nil {
 			k.close()
 			return nil, err
@@ -88,8 +92,10 @@ type deviceCaps struct {
 	// streamKeys: backend.KeyStreamer whose library has the streamed MSMs: key vectors
 	// may stay in host memory (tiers.go)
 	streamKeys bool
-	packed     bool // backend.PackedShapeEvaluator: z handed over bit-packed
-	streams    int  // backend.ConcurrentProver: resident proofs at once (1 without it)
+	// streamShape: backend.ShapeStreamer whose library evaluates sides from host memory
+	streamShape bool
+	packed      bool // backend.PackedShapeEvaluator: z handed over bit-packed
+	streams     int  // backend.ConcurrentProver: resident proofs at once (1 without it)
 }
 
 func capsOf(be backend.Backend) deviceCaps {
@@ -100,7 +106,9 @@ func capsOf(be backend.Backend) deviceCaps {
 		streams = cp.ProofStreams()
 	}
 	ks, ok := be.(backend.KeyStreamer)
-	return deviceCaps{resident: resident, packed: packed, streams: streams, streamKeys: ok && ks.StreamsKeys()}
+	ss, sok := be.(backend.ShapeStreamer)
+	return deviceCaps{resident: resident, packed: packed, streams: streams, streamKeys: ok && ks.StreamsKeys(),
+		streamShape: sok && ss.ShapeStreamable()}
 }
 
 // makeKey asks the KeySource for st's key on d and moves the vectors named by host into

@@ -99,7 +99,7 @@ func TestGPUResidentPipeline(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			wantTier := map[KeyTier]string{TierPartial: "partly resident (b_g2 streamed)", TierStreamed: "streamed"}[tier]
+			wantTier := map[KeyTier]string{TierPartial: "partly resident (b_g2 streamed)", TierStreamed: "streamed (key and shape)"}[tier]
 			if len(info.Tiers) != 1 || info.Tiers[0].Tier != wantTier || info.Tiers[0].HostBytes <= 0 {
 				t.Errorf("tier %s: preload reports %+v, want %q with host bytes", tier, info.Tiers, wantTier)
 			}

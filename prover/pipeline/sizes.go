@@ -46,9 +46,9 @@ func (p *Pipeline) hostSlot(h Hint) slotShape {
 // unless keys are made on the devices (Deps.Keys: no parameter bytes on the host).
 func (p *Pipeline) hostEntryBytes(h Hint) int64 {
 	if p.deps.Keys != nil {
-		return h.ShapeBytes + p.hostKeyBytes(h)
+		return h.ShapeBytes + p.hostStreamBytes(h)
 	}
-	return h.hostEntryBytes() + p.hostKeyBytes(h)
+	return h.hostEntryBytes() + p.hostStreamBytes(h)
 }
 
 // deviceEntryBytes is a circuit resident on device d: its proving key (less the vectors
@@ -58,7 +58,7 @@ func (p *Pipeline) hostEntryBytes(h Hint) int64 {
 // buffers the GPU backend keeps with the shape from its first proof until it is closed:
 // one set per proof stream (backend.ConcurrentProver).
 func (p *Pipeline) deviceEntryBytes(d *device, h Hint) int64 {
-	return p.deviceEntryBytesWith(d, h, p.keyPlacement(d, h))
+	return p.deviceEntryBytesWith(d, h, p.placementOf(d, h))
 }
 
 // residentEntryBytes is deviceEntryBytes with the whole key on the device.

@@ -8,17 +8,19 @@ import (
 	"github.com/snarkpipe/snarkpipe/prover/r1cs"
 )
 
-// Memory tiers. A circuit's proving key is resident on a device when the device's budget
-// holds it beside the recorded shape and the proof buffers; otherwise, on a device that
-// can stream key vectors from page-locked host memory (backend.KeyStreamer), the vectors
-// that do not fit stay in host memory and cross the bus for every proof, each MSM copying
-// its next chunk while it works on this one:
-//   - resident: the whole key on the device (a 32 GiB PoRep needs ~70 GiB: H200, B200);
-//   - partly resident: the vectors that fit stay on the device, the others stream, the
-//     cheapest to stream first (streamOrder);
-//   - streamed: every vector streams; the shape and one proof buffer set stay.
-// The shape and the proof buffers (16 GiB at 32 GiB PoRep) are not streamed yet: a device
-// whose budget cannot hold them refuses the circuit, as before.
+// Memory tiers. A circuit's proving key and recorded shape are resident on a device when
+// the device's budget holds them beside the proof buffers and its largest MSM's working
+// room; otherwise, on a device that can stream from page-locked host memory
+// (backend.KeyStreamer, backend.ShapeStreamer), what does not fit stays in host memory and
+// crosses the bus for every proof:
+//   - resident: key and shape on the device (a 32 GiB PoRep needs ~70 GiB: H200, B200);
+//   - partly resident: the key vectors that fit stay on the device, the others stream,
+//     the cheapest to stream first (streamOrder); their MSMs copy the next chunk of bases
+//     while they work on this one;
+//   - streamed: every key vector streams, and if that is not enough the shape's CSR sides
+//     too (A·z, B·z, C·z copy them by chunks of rows); the proof buffers (z and the three
+//     domain vectors: 16 GiB at 32 GiB PoRep) and the density index lists stay.
+// A device whose budget cannot hold even the streamed tier refuses the circuit.
 
 // KeyTier forces a tier (Config.KeyTier).
 type KeyTier string
@@ -26,9 +28,9 @@ type KeyTier string
 // The tiers.
 const (
 	TierAuto     KeyTier = ""         // chosen per device and circuit (the default)
-	TierResident KeyTier = "resident" // the whole key on the device
-	TierPartial  KeyTier = "partial"  // as few vectors streamed as make the circuit fit
-	TierStreamed KeyTier = "streamed" // every vector streamed
+	TierResident KeyTier = "resident" // key and shape on the device
+	TierPartial  KeyTier = "partial"  // as few key vectors streamed as make the circuit fit (at least one)
+	TierStreamed KeyTier = "streamed" // every key vector and the shape streamed
 )
 
 // ParseKeyTier reads a key_tier setting ("auto" or "" for the default).
@@ -47,6 +49,30 @@ func ParseKeyTier(s string) (KeyTier, error) {
 // best behind the work), then B_G1, A, L, and H last (the largest MSM, over every domain
 // point, whose copy would cost the most if the bus were slow).
 var streamOrder = []backend.KeyParts{backend.KeyBG2, backend.KeyBG1, backend.KeyA, backend.KeyL, backend.KeyH}
+
+// placement is what of a circuit stays in host memory on one device.
+type placement struct {
+	key   backend.KeyParts // key vectors streamed
+	shape bool             // the shape's CSR sides streamed
+}
+
+func (pl placement) streams() bool { return pl.key != 0 || pl.shape }
+
+// name names a placement for reports: resident, partly resident (which vectors stream)
+// or streamed (with the shape, if it streams too).
+func (pl placement) name() string {
+	switch {
+	case !pl.streams():
+		return "resident"
+	case pl.key == backend.KeyAll && pl.shape:
+		return "streamed (key and shape)"
+	case pl.key == backend.KeyAll:
+		return "streamed (key; shape resident)"
+	case pl.shape:
+		return "partly resident (" + pl.key.String() + " and the shape streamed)"
+	}
+	return "partly resident (" + pl.key.String() + " streamed)"
+}
 
 // keyPartBytes is the bytes of each key vector for counts c (96 per G1 point, 192 per G2
 // point, as srs.ParamsBytes counts them).
@@ -68,7 +94,7 @@ func keyPartBytes(c r1cs.Counts, part backend.KeyParts) int64 {
 	return 0
 }
 
-// streamedBytes is the bytes of the vectors named by parts.
+// streamedBytes is the bytes of the key vectors named by parts.
 func streamedBytes(c r1cs.Counts, parts backend.KeyParts) int64 {
 	var n int64
 	for _, p := range streamOrder {
@@ -79,49 +105,14 @@ func streamedBytes(c r1cs.Counts, parts backend.KeyParts) int64 {
 	return n
 }
 
-// tierName names a placement for reports: resident, partly resident (which vectors
-// stream) or streamed.
-func tierName(parts backend.KeyParts) string {
-	switch parts {
-	case 0:
-		return "resident"
-	case backend.KeyAll:
-		return "streamed"
+// hostBytes is what pl keeps in host memory: the streamed vectors and, if it streams, the
+// shape (about its recording's bytes).
+func (pl placement) hostBytes(h Hint) int64 {
+	n := streamedBytes(h.Counts, pl.key)
+	if pl.shape {
+		n += h.ShapeBytes
 	}
-	return "partly resident (" + parts.String() + " streamed)"
-}
-
-// keyPlacement is the vectors of h's circuit that stream from host memory on device d:
-// none when the device cannot stream or the key fits (or the tier is forced resident),
-// else the fewest in streamOrder that make the device entry fit its budget beside the
-// other pinned entries (all of them when none suffices: the admission check then refuses
-// with the bytes still missing).
-func (p *Pipeline) keyPlacement(d *device, h Hint) backend.KeyParts {
-	if !d.caps.streamKeys || !d.caps.resident {
-		return 0
-	}
-	switch p.cfg.KeyTier {
-	case TierResident:
-		return 0
-	case TierStreamed:
-		return backend.KeyAll
-	}
-	// From the budget alone, not from what else is resident now: the placement of a
-	// circuit on a device must be the same at admission and at every load.
-	// The MSMs' working room is kept free too: a key that fits only by leaving them
-	// nothing would run every MSM in its narrowest batches (or not at all).
-	avail := d.arena.capacity - msmRoom(h.Counts)
-	if p.cfg.KeyTier == TierAuto && p.deviceEntryBytesWith(d, h, 0) <= avail {
-		return 0
-	}
-	var parts backend.KeyParts
-	for _, part := range streamOrder {
-		parts |= part
-		if p.deviceEntryBytesWith(d, h, parts) <= avail {
-			break
-		}
-	}
-	return parts
+	return n
 }
 
 // msmRoom is the device memory a placement leaves beside the circuit's entry for its
@@ -131,40 +122,72 @@ func (p *Pipeline) keyPlacement(d *device, h Hint) backend.KeyParts {
 // pair rounds), and run with this much.
 func msmRoom(c r1cs.Counts) int64 { return int64(c.DomainSize()) * 40 }
 
-// streamReserve is counted in a device entry that streams: the MSMs' two chunk buffers
-// (the library sizes them from the memory then spare; this keeps at least that much of
-// the budget for them).
+// streamReserve is counted in a device entry that streams: the two chunk buffers of the
+// streamed MSMs and sides (the library sizes the MSMs' from the memory then spare; this
+// keeps at least that much of the budget for them).
 const streamReserve = 1 << 30
 
-// deviceEntryBytesWith is deviceEntryBytes with the vectors named by host streamed: their
-// bytes leave the device entry, the chunk buffers' reserve joins it.
-func (p *Pipeline) deviceEntryBytesWith(d *device, h Hint, host backend.KeyParts) int64 {
+// placementOf is where h's circuit lives on device d: resident when the device cannot
+// stream or it fits (or the tier is forced resident); else the fewest key vectors in
+// streamOrder, then the shape, that make the device entry and the MSM room fit the
+// device's budget (everything streamed when nothing suffices: admission then refuses with
+// the bytes still missing). From the budget alone, not from what else is resident now:
+// a circuit's placement on a device is the same at admission and at every load.
+func (p *Pipeline) placementOf(d *device, h Hint) placement {
+	if !d.caps.streamKeys || !d.caps.resident {
+		return placement{}
+	}
+	all := placement{key: backend.KeyAll, shape: d.caps.streamShape}
+	switch p.cfg.KeyTier {
+	case TierResident:
+		return placement{}
+	case TierStreamed:
+		return all
+	}
+	avail := d.arena.capacity - msmRoom(h.Counts)
+	var pl placement
+	if p.cfg.KeyTier == TierAuto && p.deviceEntryBytesWith(d, h, pl) <= avail {
+		return pl
+	}
+	for _, part := range streamOrder {
+		pl.key |= part
+		if p.deviceEntryBytesWith(d, h, pl) <= avail {
+			return pl
+		}
+	}
+	return all
+}
+
+// deviceEntryBytesWith is deviceEntryBytes under placement pl: what streams leaves the
+// device entry, the chunk buffers' reserve joins it.
+func (p *Pipeline) deviceEntryBytesWith(d *device, h Hint, pl placement) int64 {
 	b := p.residentEntryBytes(d, h)
-	if host != 0 {
-		b += streamReserve - streamedBytes(h.Counts, host)
+	if pl.streams() {
+		b += streamReserve - pl.hostBytes(h)
 	}
 	return b
 }
 
-// hostKeyBytes is the page-locked host memory the streamed vectors of h's circuit take,
+// hostStreamBytes is the page-locked host memory the streamed parts of h's circuit take,
 // over every device (each device holds its own host copy of what it streams).
-func (p *Pipeline) hostKeyBytes(h Hint) int64 {
+func (p *Pipeline) hostStreamBytes(h Hint) int64 {
 	var n int64
 	for _, d := range p.devices {
-		n += streamedBytes(h.Counts, p.keyPlacement(d, h))
+		n += p.placementOf(d, h).hostBytes(h)
 	}
 	return n
 }
 
 // TierInfo is a circuit's memory tier on one device, as Preload and status report it.
 type TierInfo struct {
-	Tier        string           // resident, partly resident (… streamed), streamed
-	Streamed    backend.KeyParts // the vectors kept in host memory
-	HostBytes   int64            // their bytes, page-locked on the host
-	DeviceBytes int64            // the circuit's device entry (key vectors kept, shape, proof buffers)
+	Tier        string           // resident, partly resident (… streamed), streamed (…)
+	Streamed    backend.KeyParts // the key vectors kept in host memory
+	Shape       bool             // the shape's sides kept in host memory
+	HostBytes   int64            // what streams, page-locked on the host
+	DeviceBytes int64            // the circuit's device entry (what stays, proof buffers)
 }
 
 func (p *Pipeline) tierInfo(d *device, h Hint) TierInfo {
-	parts := p.keyPlacement(d, h)
-	return TierInfo{Tier: tierName(parts), Streamed: parts, HostBytes: streamedBytes(h.Counts, parts), DeviceBytes: p.deviceEntryBytes(d, h)}
+	pl := p.placementOf(d, h)
+	return TierInfo{Tier: pl.name(), Streamed: pl.key, Shape: pl.shape, HostBytes: pl.hostBytes(h), DeviceBytes: p.deviceEntryBytes(d, h)}
 }

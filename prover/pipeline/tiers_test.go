@@ -15,7 +15,7 @@ var porep32Counts = r1cs.Counts{Sizes: r1cs.Sizes{NumInputs: 328, NumAux: 130169
 	AAux: 129753292, BInput: 1, BAux: 33112281}
 
 func tierPipeline(budget int64, tier KeyTier, stream bool) (*Pipeline, *device) {
-	d := &device{caps: deviceCaps{resident: true, streams: 1, streamKeys: stream}, arena: newArena("device0", budget, newFreer(), nil)}
+	d := &device{caps: deviceCaps{resident: true, streams: 1, streamKeys: stream, streamShape: stream}, arena: newArena("device0", budget, newFreer(), nil)}
 	return &Pipeline{cfg: Config{KeyTier: tier}, devices: []*device{d}}, d
 }
 
@@ -30,6 +30,7 @@ func TestKeyPlacement(t *testing.T) {
 	full := p.residentEntryBytes(d, h)
 	room := msmRoom(h.Counts)
 	key := streamedBytes(h.Counts, backend.KeyAll)
+	all := placement{key: backend.KeyAll, shape: true}
 	if key < 44*gib || key > 45*gib {
 		t.Fatalf("32 GiB PoRep key %d bytes, want about 44.2 GiB", key)
 	}
@@ -37,40 +38,43 @@ func TestKeyPlacement(t *testing.T) {
 		budget int64
 		tier   KeyTier
 		stream bool
-		want   backend.KeyParts
+		want   placement
 	}{
-		{200 * gib, TierAuto, true, 0},
-		{full + room, TierAuto, true, 0},
-		{full + room - 1, TierAuto, true, backend.KeyBG2},
-		{full + room - 7*gib, TierAuto, true, backend.KeyBG2 | backend.KeyBG1},
-		{full + room - 20*gib, TierAuto, true, backend.KeyBG2 | backend.KeyBG1 | backend.KeyA | backend.KeyL},
-		{30 * gib, TierAuto, true, backend.KeyAll},
-		{10 * gib, TierAuto, true, backend.KeyAll},
-		{30 * gib, TierAuto, false, 0},
-		{200 * gib, TierStreamed, true, backend.KeyAll},
-		{200 * gib, TierPartial, true, backend.KeyBG2},
-		{30 * gib, TierResident, true, 0},
+		{200 * gib, TierAuto, true, placement{}},
+		{full + room, TierAuto, true, placement{}},
+		{full + room - 1, TierAuto, true, placement{key: backend.KeyBG2}},
+		{full + room - 7*gib, TierAuto, true, placement{key: backend.KeyBG2 | backend.KeyBG1}},
+		{full + room - 20*gib, TierAuto, true, placement{key: backend.KeyBG2 | backend.KeyBG1 | backend.KeyA | backend.KeyL}},
+		{full + room - key + streamReserve, TierAuto, true, placement{key: backend.KeyAll}},
+		{full + room - key + streamReserve - 1, TierAuto, true, all},
+		{30 * gib, TierAuto, true, all},
+		{10 * gib, TierAuto, true, all},
+		{30 * gib, TierAuto, false, placement{}},
+		{200 * gib, TierStreamed, true, all},
+		{200 * gib, TierPartial, true, placement{key: backend.KeyBG2}},
+		{30 * gib, TierResident, true, placement{}},
 	}
 	for _, tc := range cases {
 		p, d := tierPipeline(tc.budget, tc.tier, tc.stream)
-		got := p.keyPlacement(d, h)
+		got := p.placementOf(d, h)
 		if got != tc.want {
-			t.Errorf("budget %d, tier %q, stream %v: placement %s, want %s", tc.budget, tc.tier, tc.stream, got, tc.want)
+			t.Errorf("budget %d, tier %q, stream %v: placement %s, want %s", tc.budget, tc.tier, tc.stream, got.name(), tc.want.name())
 			continue
 		}
+		hostBytes := streamedBytes(h.Counts, got.key) + boolBytes(got.shape, h.ShapeBytes)
 		entry := p.deviceEntryBytes(d, h)
-		if wantEntry := full - streamedBytes(h.Counts, got) + boolBytes(got != 0, streamReserve); entry != wantEntry {
-			t.Errorf("%s: device entry %d, want %d", tierName(got), entry, wantEntry)
+		if wantEntry := full - hostBytes + boolBytes(got.streams(), streamReserve); entry != wantEntry {
+			t.Errorf("%s: device entry %d, want %d", got.name(), entry, wantEntry)
 		}
-		if got != 0 && got != backend.KeyAll && tc.tier == TierAuto && entry+room > tc.budget {
-			t.Errorf("%s: device entry %d and MSM room %d over the budget %d", tierName(got), entry, room, tc.budget)
+		if got.streams() && got != all && tc.tier == TierAuto && entry+room > tc.budget {
+			t.Errorf("%s: device entry %d and MSM room %d over the budget %d", got.name(), entry, room, tc.budget)
 		}
-		if hk := p.hostKeyBytes(h); hk != streamedBytes(h.Counts, got) {
-			t.Errorf("%s: host key bytes %d, want %d", tierName(got), hk, streamedBytes(h.Counts, got))
+		if hb := p.hostStreamBytes(h); hb != hostBytes {
+			t.Errorf("%s: host bytes %d, want %d", got.name(), hb, hostBytes)
 		}
 		err := d.arena.fits(request{id: "porep-32g", entryBytes: entry})
 		if fits := entry <= tc.budget; fits != (err == nil) {
-			t.Errorf("%s under budget %d: fits error %v", tierName(got), tc.budget, err)
+			t.Errorf("%s under budget %d: fits error %v", got.name(), tc.budget, err)
 		}
 	}
 }
@@ -98,10 +102,16 @@ func TestParseKeyTier(t *testing.T) {
 	}
 }
 
-func TestTierName(t *testing.T) {
-	for parts, want := range map[backend.KeyParts]string{0: "resident", backend.KeyAll: "streamed", backend.KeyBG2 | backend.KeyA: "partly resident (a+b_g2 streamed)"} {
-		if got := tierName(parts); got != want {
-			t.Errorf("tierName(%d) = %q, want %q", parts, got, want)
+func TestPlacementName(t *testing.T) {
+	for pl, want := range map[placement]string{
+		{}:                                   "resident",
+		{key: backend.KeyAll}:                "streamed (key; shape resident)",
+		{key: backend.KeyAll, shape: true}:   "streamed (key and shape)",
+		{key: backend.KeyBG2 | backend.KeyA}: "partly resident (a+b_g2 streamed)",
+		{key: backend.KeyBG2, shape: true}:   "partly resident (b_g2 and the shape streamed)",
+	} {
+		if got := pl.name(); got != want {
+			t.Errorf("%+v: name %q, want %q", pl, got, want)
 		}
 	}
 }

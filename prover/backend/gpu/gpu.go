@@ -59,6 +59,9 @@ type Config struct {
 	// (0: sized by the library from the device's spare memory; tests set small chunks to
 	// cross chunk boundaries).
 	KeyChunk int
+	// SideChunk is the terms per chunk of a recorded side streamed from host memory
+	// (0: defaultSideChunkTerms; tests set small chunks).
+	SideChunk int
 }
 
 // DefaultConfig uses device 0 and the default library search.
@@ -79,6 +82,9 @@ func (c Config) Validate() error {
 	}
 	if _, err := ParseArith(string(c.Arith)); err != nil {
 		return fmt.Errorf("gpu backend: %w", err)
+	}
+	if c.SideChunk < 0 {
+		return fmt.Errorf("gpu backend: negative SideChunk %d", c.SideChunk)
 	}
 	if c.KeyChunk < 0 {
 		return fmt.Errorf("gpu backend: negative KeyChunk %d", c.KeyChunk)
@@ -103,6 +109,8 @@ type Backend struct {
 	window   uint32
 	// streamChunk: Config.KeyChunk, the points per chunk of a streamed key's MSMs
 	streamChunk uint64
+	// sideChunk: Config.SideChunk, the terms per chunk of a streamed shape's sides
+	sideChunk uint64
 	plan        []float64 // Config.StreamPlan or DefaultStreamPlan
 	// streamMinAux: shapes with fewer aux variables prove whole when streamed
 	// (minStreamAux; tests lower it)
@@ -195,7 +203,7 @@ func New(cfg Config) (*Backend, error) {
 	}
 	want, _ := ParseArith(string(cfg.Arith)) // checked by Validate
 	b := &Backend{lib: lib, info: info, props: props, probed: probed, arith: chooseArith(props, probed, want),
-		memLimit: cfg.MemoryLimit, device: cfg.Device, window: uint32(cfg.WindowBits), plan: cfg.streamPlan(), streamChunk: uint64(cfg.KeyChunk),
+		memLimit: cfg.MemoryLimit, device: cfg.Device, window: uint32(cfg.WindowBits), plan: cfg.streamPlan(), streamChunk: uint64(cfg.KeyChunk), sideChunk: uint64(cfg.SideChunk),
 		streamMinAux: minStreamAux, domains: make(map[int]*quotientConsts), shapes: make(map[*residentShape]struct{}),
 		oneStream: make(map[shapeSizes]bool)}
 	if b.ctx, err = b.newCtx(); err != nil {

@@ -170,3 +170,70 @@ func TestStreamedKeyProofMatchesCPU(t *testing.T) {
 		t.Errorf("host memory of streamed keys: %d bytes before, %d after every key closed", before, after)
 	}
 }
+
+// TestStreamedShapeProofMatchesCPU: proofs with the shape's sides streamed from host
+// memory (chunks of 1 term, odd sizes, more than a side, the default), alone and with the
+// key streamed too, give the CPU backend's bytes; closing returns the host memory.
+func TestStreamedShapeProofMatchesCPU(t *testing.T) {
+	b := testBackend(t)
+	if !b.lib.HasHostCSR() || !b.lib.HasHostMSM() {
+		t.Skip("library built before the streamed shapes")
+	}
+	c := r1cstest.Random{Seed: 43, Constraints: 600, Inputs: 3}
+	shape, w := recordRandom(t, &c)
+	params, err := groth16.DevSetup(shape, chachaReader{rand.NewChaCha8([32]byte{43, 1})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := groth16.SampleRandomness(chachaReader{rand.NewChaCha8([32]byte{43, 2})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cb, err := cpu.New(cpu.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkCPU, err := groth16.NewProvingKey(cb, params, shape.Counts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	as := groth16.AssignmentOf(w)
+	clone := func(v []fr.Element) []fr.Element { return append([]fr.Element(nil), v...) }
+	as.A, as.B, as.C = clone(as.A), clone(as.B), clone(as.C)
+	want, _, err := pkCPU.Prove(&shape.Density, as, &rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := b.HostKeyBytes()
+	for _, tc := range []struct {
+		chunk int
+		key   backend.KeyParts
+	}{{1, 0}, {7, 0}, {1000, backend.KeyAll}, {1 << 30, 0}, {0, backend.KeyH | backend.KeyBG2}} {
+		t.Run(fmt.Sprintf("chunk=%d,key=%s", tc.chunk, tc.key), func(t *testing.T) {
+			b.sideChunk = uint64(tc.chunk)
+			defer func() { b.sideChunk = 0 }()
+			pk, err := groth16.NewProvingKeyIn(b, params, shape.Counts(), tc.key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pk.Close()
+			rc, err := pk.LoadShapeStreamed(shape)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rc.Close()
+			for k := 0; k < 2; k++ { // the second proof reuses the pooled buffers
+				got, _, err := rc.Prove(w.Inputs, w.Aux, &rs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.Bytes() != want.Bytes() {
+					t.Fatalf("proof %d with the shape streamed differs from the CPU proof", k)
+				}
+			}
+		})
+	}
+	if after := b.HostKeyBytes(); after != before {
+		t.Errorf("host memory of streamed shapes and keys: %d bytes before, %d after every one closed", before, after)
+	}
+}

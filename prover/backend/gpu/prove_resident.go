@@ -52,7 +52,7 @@ func (b *Backend) uploadZ(ctx cuda.Ctx, rs *residentShape, inputs, aux []fr.Elem
 // evalRows computes a, b, c = A·z, B·z, C·z over the whole domain (zero past the rows).
 func (b *Backend) evalRows(ctx cuda.Ctx, rs *residentShape, p *proofBufs) error {
 	for i, out := range []cuda.DevPtr{p.a, p.b, p.c} {
-		if err := b.lib.CSREval(ctx, rs.sides[i], p.z, out, uint64(rs.domain)); err != nil {
+		if err := rs.evalSide(ctx, i, p.z, out); err != nil {
 			return err
 		}
 	}

@@ -24,6 +24,7 @@ type residentShape struct {
 
 	inputs, aux, rows, domain int
 	sides                     [3]cuda.CSR
+	host                      *hostSides // non-nil: the sides stream from host memory (hostshape.go)
 	idxA, idxB                cuda.DevPtr
 	nA, nB                    int
 	chunks                    []streamChunk // a streamed proof's prefixes of aux (prove_streamed.go)
@@ -67,9 +68,14 @@ func (b *Backend) LoadShape(s *r1cs.Shape) (backend.ResidentShape, error) {
 	if err := checkShape(s); err != nil {
 		return nil, err
 	}
+	return b.loadShape(s, nil)
+}
+
+// loadShape uploads s, its sides too unless host holds them.
+func (b *Backend) loadShape(s *r1cs.Shape, host *hostSides) (backend.ResidentShape, error) {
 	idxA, idxB := densityIndices(s)
 	rs := &residentShape{b: b, inputs: s.NumInputs, aux: s.NumAux, rows: s.Rows(), domain: s.DomainSize(),
-		nA: len(idxA), nB: len(idxB), chunks: b.streamChunks(s)}
+		nA: len(idxA), nB: len(idxB), chunks: b.streamChunks(s), host: host}
 	b.poolMu.Lock()
 	b.shapes[rs] = struct{}{} // from here on Close unregisters it
 	rs.oneStream.Store(b.oneStream[rs.sizes()])
@@ -108,6 +114,10 @@ func (rs *residentShape) upload(ctx cuda.Ctx, s *r1cs.Shape, idxA, idxB []uint32
 		return err
 	}
 	for i, m := range []*r1cs.Matrix{&s.A, &s.B, &s.C} {
+		if rs.host != nil {
+			rs.host.sides[i].Coeffs = coeffs
+			continue
+		}
 		side := cuda.CSR{Coeffs: coeffs, Rows: uint64(rs.rows)}
 		if side.RowPtr, err = up(unsafe.Pointer(&m.RowPtr[0]), uint64(len(m.RowPtr))*8); err != nil {
 			return err
@@ -222,7 +232,11 @@ func (rs *residentShape) Close() error {
 		delete(rs.b.shapes, rs)
 		_, poolErr := rs.b.dropIdle(ctx, rs) // no proof is in flight: every set is idle
 		rs.b.poolMu.Unlock()
-		return wrap("free shape", errors.Join(rs.freeArrays(ctx), poolErr))
+		err := errors.Join(rs.freeArrays(ctx), poolErr)
+		if rs.host != nil {
+			err = errors.Join(err, rs.b.releaseHost(rs.host.vec))
+		}
+		return wrap("free shape", err)
 	})
 }
 
