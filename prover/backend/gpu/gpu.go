@@ -111,7 +111,7 @@ type Backend struct {
 	streamChunk uint64
 	// sideChunk: Config.SideChunk, the terms per chunk of a streamed shape's sides
 	sideChunk uint64
-	plan        []float64 // Config.StreamPlan or DefaultStreamPlan
+	plan      []float64 // Config.StreamPlan or DefaultStreamPlan
 	// streamMinAux: shapes with fewer aux variables prove whole when streamed
 	// (minStreamAux; tests lower it)
 	streamMinAux int
